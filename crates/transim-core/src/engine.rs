@@ -1,0 +1,282 @@
+//! The simulation: nodes with static routes, link directions, TCP flows, and the event loop
+//! that moves packets between them. Built from a scenario by [`crate::scenario::build`].
+
+use crate::net::{DropCause, Link, Packet};
+use crate::sim::events::{Event, EventQueue, TimerKind};
+use crate::sim::Time;
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::TcpSender;
+use crate::tcp::Ctx;
+use crate::trace::{packet_event, PacketTrace};
+
+/// No route.
+pub const NO_ROUTE: u32 = u32::MAX;
+
+/// A connection between two nodes with its bookkeeping.
+pub struct Flow {
+    /// Display name.
+    pub name: String,
+    /// Start time.
+    pub start: Time,
+    /// Sending endpoint.
+    pub sender: TcpSender,
+    /// Receiving endpoint.
+    pub receiver: TcpReceiver,
+    /// Node of the sender.
+    pub src: u32,
+    /// Node of the receiver.
+    pub dst: u32,
+    /// Packets created by either endpoint.
+    pub injected: u64,
+    /// Packets that reached their destination endpoint.
+    pub delivered: u64,
+    /// Drops by cause, both directions.
+    pub drops: [u64; 3],
+    /// Drops of data-direction packets by cause.
+    pub data_drops: [u64; 3],
+}
+
+/// Packet totals checked at the end of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Conservation {
+    /// Packets created by endpoints.
+    pub sent: u64,
+    /// Packets delivered to endpoints.
+    pub delivered: u64,
+    /// Packets dropped.
+    pub dropped: u64,
+    /// Packets still in links at the end.
+    pub in_flight: u64,
+}
+
+/// A runnable simulation.
+pub struct Simulation {
+    /// Current time.
+    pub now: Time,
+    /// End of the run.
+    pub end: Time,
+    /// Pending events.
+    pub events: EventQueue,
+    /// Node names.
+    pub node_names: Vec<String>,
+    /// `routes[node][dst]` = link direction to take, or [`NO_ROUTE`].
+    pub routes: Vec<Vec<u32>>,
+    /// Link directions.
+    pub links: Vec<Link>,
+    /// Display names of link directions.
+    pub link_names: Vec<String>,
+    /// Flows.
+    pub flows: Vec<Flow>,
+    /// Optional per-packet event log.
+    pub packet_trace: Option<PacketTrace>,
+    out: Vec<Packet>,
+    next_uid: u64,
+}
+
+impl Simulation {
+    /// Assemble a simulation from its parts.
+    pub fn new(
+        end: Time,
+        node_names: Vec<String>,
+        routes: Vec<Vec<u32>>,
+        links: Vec<Link>,
+        link_names: Vec<String>,
+        flows: Vec<Flow>,
+        trace_packets: bool,
+    ) -> Self {
+        Simulation {
+            now: 0,
+            end,
+            events: EventQueue::new(),
+            node_names,
+            routes,
+            links,
+            link_names,
+            flows,
+            packet_trace: trace_packets.then(PacketTrace::default),
+            out: Vec::with_capacity(64),
+            next_uid: 0,
+        }
+    }
+
+    /// Run to the end time (or until nothing is left to do). Returns the packet totals, or
+    /// an error if conservation does not hold.
+    pub fn run(&mut self) -> Result<Conservation, String> {
+        for (i, f) in self.flows.iter().enumerate() {
+            self.events.push(f.start, Event::FlowStart(i as u32));
+        }
+        while let Some(t) = self.events.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.dispatch(ev);
+        }
+        if self.events.is_empty() && self.now < self.end {
+            // Nothing left to happen: the run is complete early.
+            self.end = self.now;
+        }
+        let end = self.end;
+        for l in &mut self.links {
+            l.finish(end);
+        }
+        self.check_conservation()
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::LinkArrival(l) => {
+                let link = &mut self.links[l as usize];
+                let p = link.pop_arrival(self.now, &mut self.events);
+                let to = link.to;
+                if let Some(cause) = p.lost {
+                    self.count_drop(&p, cause, l);
+                } else {
+                    self.arrive(to, p);
+                }
+            }
+            Event::FlowStart(f) => {
+                let flow = &mut self.flows[f as usize];
+                let mut ctx = Ctx {
+                    now: self.now,
+                    events: &mut self.events,
+                    out: &mut self.out,
+                    next_uid: &mut self.next_uid,
+                };
+                flow.sender.start(&mut ctx);
+                self.flush();
+            }
+            Event::Timer { flow, timer } => {
+                let f = &mut self.flows[flow as usize];
+                let mut ctx = Ctx {
+                    now: self.now,
+                    events: &mut self.events,
+                    out: &mut self.out,
+                    next_uid: &mut self.next_uid,
+                };
+                match timer {
+                    TimerKind::Rto => f.sender.on_timer(&mut ctx),
+                    TimerKind::DelAck => f.receiver.on_timer(&mut ctx),
+                }
+                self.flush();
+            }
+        }
+    }
+
+    /// A packet arrives at `node`: deliver it to its endpoint or forward it.
+    #[inline]
+    fn arrive(&mut self, node: u32, p: Packet) {
+        if node == p.dst {
+            let f = &mut self.flows[p.flow as usize];
+            f.delivered += 1;
+            if let Some(tr) = self.packet_trace.as_mut() {
+                record(tr, self.now, packet_event::DELIVER, &p, -1, -1);
+            }
+            let mut ctx = Ctx {
+                now: self.now,
+                events: &mut self.events,
+                out: &mut self.out,
+                next_uid: &mut self.next_uid,
+            };
+            if p.from_sender {
+                f.receiver.on_packet(&p, &mut ctx);
+            } else {
+                f.sender.on_packet(&p, &mut ctx);
+            }
+            self.flush();
+        } else {
+            self.forward(node, p);
+        }
+    }
+
+    #[inline]
+    fn forward(&mut self, node: u32, p: Packet) {
+        let l = self.routes[node as usize][p.dst as usize];
+        debug_assert_ne!(
+            l, NO_ROUTE,
+            "routes are validated when the scenario is built"
+        );
+        if let Err(cause) = self.links[l as usize].enqueue(self.now, p, &mut self.events) {
+            self.count_drop(&p, cause, l);
+        }
+    }
+
+    fn count_drop(&mut self, p: &Packet, cause: DropCause, link: u32) {
+        let f = &mut self.flows[p.flow as usize];
+        f.drops[cause.index()] += 1;
+        if p.from_sender {
+            f.data_drops[cause.index()] += 1;
+        }
+        if let Some(tr) = self.packet_trace.as_mut() {
+            record(
+                tr,
+                self.now,
+                packet_event::DROP,
+                p,
+                link as i32,
+                cause.index() as i8,
+            );
+        }
+    }
+
+    /// Inject the packets endpoints produced.
+    #[inline]
+    fn flush(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        for p in out.drain(..) {
+            self.flows[p.flow as usize].injected += 1;
+            if let Some(tr) = self.packet_trace.as_mut() {
+                record(tr, self.now, packet_event::SEND, &p, -1, -1);
+            }
+            self.forward(p.src, p);
+        }
+        // Endpoints never produce packets while we forward (forwarding is immediate), so the
+        // buffer we took is still the one to keep.
+        debug_assert!(self.out.is_empty());
+        self.out = out;
+    }
+
+    /// Every packet created is delivered, dropped, or still inside a link.
+    pub fn check_conservation(&self) -> Result<Conservation, String> {
+        let mut in_flight = vec![0u64; self.flows.len()];
+        for l in &self.links {
+            for p in l.in_flight() {
+                in_flight[p.flow as usize] += 1;
+            }
+        }
+        let mut total = Conservation::default();
+        for (i, f) in self.flows.iter().enumerate() {
+            let dropped: u64 = f.drops.iter().sum();
+            if f.injected != f.delivered + dropped + in_flight[i] {
+                return Err(format!(
+                    "packet conservation violated for flow {:?}: sent {} != delivered {} + dropped {} + in flight {}",
+                    f.name, f.injected, f.delivered, dropped, in_flight[i]
+                ));
+            }
+            total.sent += f.injected;
+            total.delivered += f.delivered;
+            total.dropped += dropped;
+            total.in_flight += in_flight[i];
+        }
+        Ok(total)
+    }
+}
+
+#[inline]
+fn record(tr: &mut PacketTrace, now: Time, kind: u8, p: &Packet, link: i32, cause: i8) {
+    tr.t.push(now as f64 * 1e-9);
+    tr.kind.push(kind);
+    tr.flow.push(p.flow);
+    tr.from_sender.push(p.from_sender as u8);
+    tr.seq.push(p.seq);
+    tr.ack.push(p.ack);
+    tr.len.push(p.len);
+    tr.tx.push(p.tx_count);
+    tr.link.push(link);
+    tr.cause.push(cause);
+}

@@ -1,0 +1,72 @@
+//! # transim-core
+//!
+//! A deterministic, packet-level discrete-event simulator for transport protocols. Time is
+//! integer nanoseconds; every random process has its own seeded stream; every packet is
+//! accounted for (delivered, dropped with a cause, or in flight at the end).
+//!
+//! The usual entry point is [`run_value`]: give it a scenario (as a JSON value — the Python
+//! front end parses TOML into one) and get a [`results::RunOutput`] or an [`Error`] that names
+//! the offending field.
+
+#![warn(missing_docs)]
+
+pub mod engine;
+pub mod net;
+pub mod results;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod trace;
+
+pub use scenario::ScenarioError;
+
+/// Why a run could not produce results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The scenario is invalid.
+    Scenario(ScenarioError),
+    /// The engine found an internal inconsistency (a bug): e.g. packet conservation failed.
+    Engine(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Error::Scenario(e) => write!(f, "{e}"),
+            Error::Engine(e) => write!(f, "internal engine error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ScenarioError> for Error {
+    fn from(e: ScenarioError) -> Self {
+        Error::Scenario(e)
+    }
+}
+
+/// Validate a scenario without running it.
+pub fn validate_value(value: serde_json::Value) -> Result<scenario::Scenario, ScenarioError> {
+    let sc = scenario::parse(value)?;
+    scenario::build(&sc)?;
+    Ok(sc)
+}
+
+/// Parse, validate and run a scenario.
+pub fn run_value(value: serde_json::Value) -> Result<results::RunOutput, Error> {
+    let sc = scenario::parse(value)?;
+    run_scenario(&sc)
+}
+
+/// Run an already parsed scenario.
+pub fn run_scenario(sc: &scenario::Scenario) -> Result<results::RunOutput, Error> {
+    let mut sim = scenario::build(sc)?;
+    let cons = sim.run().map_err(Error::Engine)?;
+    Ok(results::collect(
+        sim,
+        sc.name.clone().unwrap_or_else(|| "scenario".into()),
+        sc.seed,
+        cons,
+    ))
+}

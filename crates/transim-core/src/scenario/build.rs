@@ -1,0 +1,594 @@
+//! Parse and validate a scenario, then build the simulation: nodes, link directions, routes and
+//! flows. Every semantic error names the field path.
+
+use super::error::ScenarioError;
+use super::profiles::resolve;
+use super::schema::*;
+use super::units::QueueLimit;
+use crate::engine::{Flow, Simulation, NO_ROUTE};
+use crate::net::{Link, LossModel, ScriptedDrops};
+use crate::sim::rng::Rng;
+use crate::sim::Time;
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::TcpSender;
+use std::collections::VecDeque;
+
+/// Deserialize a scenario from a JSON value (Python hands over its parsed TOML this way).
+pub fn parse(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+    serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
+        let path = e.path().to_string();
+        ScenarioError::new(
+            if path == "." { String::new() } else { path },
+            e.into_inner().to_string(),
+        )
+    })
+}
+
+/// Parameters of one link direction before it becomes a [`Link`].
+struct DirParams {
+    rate: f64,
+    delay: Time,
+    queue: QueueLimit,
+    overhead: u32,
+    loss: LossModel,
+    script: ScriptedDrops,
+}
+
+/// Nodes and link directions being assembled.
+#[derive(Default)]
+struct Net {
+    names: Vec<String>,
+    links: Vec<Link>,
+    link_names: Vec<String>,
+    /// Per node, outgoing (link id, neighbour).
+    out: Vec<Vec<(u32, u32)>>,
+}
+
+impl Net {
+    fn node(&mut self, name: &str) -> u32 {
+        self.names.push(name.to_string());
+        self.out.push(Vec::new());
+        (self.names.len() - 1) as u32
+    }
+
+    fn find(&self, name: &str) -> Option<u32> {
+        self.names.iter().position(|n| n == name).map(|i| i as u32)
+    }
+
+    fn add_direction(&mut self, from: u32, to: u32, d: DirParams, seed: u64) {
+        let id = self.links.len() as u32;
+        let name = format!("{}->{}", self.names[from as usize], self.names[to as usize]);
+        let rng = Rng::stream(seed, &format!("loss/{name}"));
+        self.links.push(Link::new(
+            id, from, to, d.rate, d.delay, d.queue, d.loss, d.script, d.overhead, rng,
+        ));
+        self.link_names.push(name);
+        self.out[from as usize].push((id, to));
+    }
+
+    fn add_link(
+        &mut self,
+        a: u32,
+        b: u32,
+        spec: &LinkSpec,
+        path: &str,
+        seed: u64,
+        nflows: usize,
+    ) -> Result<(), ScenarioError> {
+        let fwd = direction(
+            spec,
+            spec.forward.as_ref(),
+            &format!("{path}.forward"),
+            nflows,
+        )?;
+        let rev = direction(
+            spec,
+            spec.reverse.as_ref(),
+            &format!("{path}.reverse"),
+            nflows,
+        )?;
+        self.add_direction(a, b, fwd, seed);
+        self.add_direction(b, a, rev, seed);
+        Ok(())
+    }
+}
+
+fn direction(
+    spec: &LinkSpec,
+    dir: Option<&DirectionSpec>,
+    path: &str,
+    nflows: usize,
+) -> Result<DirParams, ScenarioError> {
+    let empty = DirectionSpec::default();
+    let d = dir.unwrap_or(&empty);
+    let loss = match &d.loss {
+        Some(l) => loss_model(l, &format!("{path}.loss"))?,
+        None => LossModel::None,
+    };
+    let mut script = ScriptedDrops::default();
+    if let Some(s) = &d.drops {
+        for (i, &n) in s.packets.iter().enumerate() {
+            if n == 0 {
+                return Err(ScenarioError::new(
+                    format!("{path}.drops.packets[{i}]"),
+                    "got 0; expected a 1-based packet number",
+                ));
+            }
+        }
+        script.packets = s.packets.clone();
+        for (i, seg) in s.segments.iter().enumerate() {
+            let p = format!("{path}.drops.segments[{i}]");
+            if seg.flow as usize >= nflows {
+                return Err(ScenarioError::new(
+                    format!("{p}.flow"),
+                    format!("got {}; expected a flow index below {nflows}", seg.flow),
+                ));
+            }
+            if seg.segment == 0 {
+                return Err(ScenarioError::new(
+                    format!("{p}.segment"),
+                    "got 0; expected a 1-based segment number",
+                ));
+            }
+            if seg.transmission == 0 {
+                return Err(ScenarioError::new(
+                    format!("{p}.transmission"),
+                    "got 0; expected 1 for the original, 2 for the first retransmission, …",
+                ));
+            }
+            script
+                .segments
+                .push((seg.flow, seg.segment, seg.transmission));
+        }
+    }
+    Ok(DirParams {
+        rate: d.rate.unwrap_or(spec.rate).0,
+        delay: d.delay.or(spec.delay).map(|x| x.0).unwrap_or(0),
+        queue: d.queue.or(spec.queue).unwrap_or(QueueLimit::Packets(100)),
+        overhead: spec.overhead.map(|s| s.0 as u32).unwrap_or(0),
+        loss,
+        script,
+    })
+}
+
+fn loss_model(l: &LossSpec, path: &str) -> Result<LossModel, ScenarioError> {
+    let unused = |names: &[(&str, bool)], model: &str| -> Result<(), ScenarioError> {
+        for (n, set) in names {
+            if *set {
+                return Err(ScenarioError::new(
+                    format!("{path}.{n}"),
+                    format!("is not a parameter of model \"{model}\""),
+                ));
+            }
+        }
+        Ok(())
+    };
+    let need = |v: Option<super::units::Probability>, n: &str, model: &str| {
+        v.map(|p| p.0).ok_or_else(|| {
+            ScenarioError::new(
+                format!("{path}.{n}"),
+                format!("is required by model \"{model}\""),
+            )
+        })
+    };
+    Ok(match l.model {
+        LossKind::None => {
+            unused(
+                &[
+                    ("p", l.p.is_some()),
+                    ("q", l.q.is_some()),
+                    ("p_gb", l.p_gb.is_some()),
+                    ("p_bg", l.p_bg.is_some()),
+                    ("loss_good", l.loss_good.is_some()),
+                    ("loss_bad", l.loss_bad.is_some()),
+                ],
+                "none",
+            )?;
+            LossModel::None
+        }
+        LossKind::Bernoulli => {
+            unused(
+                &[
+                    ("q", l.q.is_some()),
+                    ("p_gb", l.p_gb.is_some()),
+                    ("p_bg", l.p_bg.is_some()),
+                    ("loss_good", l.loss_good.is_some()),
+                    ("loss_bad", l.loss_bad.is_some()),
+                ],
+                "bernoulli",
+            )?;
+            LossModel::Bernoulli {
+                p: need(l.p, "p", "bernoulli")?,
+            }
+        }
+        LossKind::Gilbert => {
+            unused(
+                &[
+                    ("p_gb", l.p_gb.is_some()),
+                    ("p_bg", l.p_bg.is_some()),
+                    ("loss_good", l.loss_good.is_some()),
+                    ("loss_bad", l.loss_bad.is_some()),
+                ],
+                "gilbert",
+            )?;
+            let p = need(l.p, "p", "gilbert")?;
+            let q = need(l.q, "q", "gilbert")?;
+            if q == 0.0 {
+                return Err(ScenarioError::new(format!("{path}.q"), "got 0; expected a positive P(bad → good), or the chain never leaves the bad state"));
+            }
+            LossModel::GilbertElliott {
+                p_gb: p,
+                p_bg: q,
+                loss_good: 0.0,
+                loss_bad: 1.0,
+                bad: false,
+            }
+        }
+        LossKind::GilbertElliott => {
+            unused(
+                &[("p", l.p.is_some()), ("q", l.q.is_some())],
+                "gilbert_elliott",
+            )?;
+            LossModel::GilbertElliott {
+                p_gb: need(l.p_gb, "p_gb", "gilbert_elliott")?,
+                p_bg: need(l.p_bg, "p_bg", "gilbert_elliott")?,
+                loss_good: l.loss_good.map(|p| p.0).unwrap_or(0.0),
+                loss_bad: l.loss_bad.map(|p| p.0).unwrap_or(1.0),
+                bad: false,
+            }
+        }
+    })
+}
+
+/// Default access link for a dumbbell: ten times the bottleneck rate, no delay, 1000 packets.
+fn default_access(bottleneck: &LinkSpec) -> LinkSpec {
+    LinkSpec {
+        between: None,
+        rate: super::units::Rate(bottleneck.rate.0 * 10.0),
+        delay: None,
+        queue: Some(QueueLimit::Packets(1000)),
+        overhead: None,
+        forward: None,
+        reverse: None,
+    }
+}
+
+fn require<'a, T>(v: &'a Option<T>, path: &str, why: &str) -> Result<&'a T, ScenarioError> {
+    v.as_ref()
+        .ok_or_else(|| ScenarioError::new(path, format!("is required {why}")))
+}
+
+fn forbid<T>(v: &Option<T>, path: &str, why: &str) -> Result<(), ScenarioError> {
+    match v {
+        Some(_) => Err(ScenarioError::new(path, format!("is not allowed {why}"))),
+        None => Ok(()),
+    }
+}
+
+/// Validate a scenario and build the simulation.
+pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
+    if sc.duration.0 == 0 {
+        return Err(ScenarioError::new(
+            "duration",
+            "got 0s; expected a positive duration",
+        ));
+    }
+    if sc.flows.is_empty() {
+        return Err(ScenarioError::new(
+            "flows",
+            "is empty; expected at least one flow",
+        ));
+    }
+    let n = sc.flows.len();
+    let topo = &sc.topology;
+    let mut net = Net::default();
+    let mut endpoints = Vec::with_capacity(n);
+    match topo.kind {
+        TopologyKind::Dumbbell => {
+            let why = "in a dumbbell topology";
+            forbid(&topo.nodes, "topology.nodes", why)?;
+            forbid(&topo.links, "topology.links", why)?;
+            forbid(&topo.routes, "topology.routes", why)?;
+            let bn = require(&topo.bottleneck, "topology.bottleneck", why)?;
+            forbid(&bn.between, "topology.bottleneck.between", why)?;
+            let access = topo.access.clone().unwrap_or_else(|| default_access(bn));
+            let r1 = net.node("r1");
+            let r2 = net.node("r2");
+            net.add_link(r1, r2, bn, "topology.bottleneck", sc.seed, n)?;
+            for (i, f) in sc.flows.iter().enumerate() {
+                forbid(&f.src, &format!("flows[{i}].src"), why)?;
+                forbid(&f.dst, &format!("flows[{i}].dst"), why)?;
+                let s = net.node(&format!("s{i}"));
+                let d = net.node(&format!("d{i}"));
+                let (sa, sa_path) = match (&f.sender_access, &topo.sender_access) {
+                    (Some(l), _) => (l.clone(), format!("flows[{i}].sender_access")),
+                    (None, Some(l)) => (l.clone(), "topology.sender_access".into()),
+                    (None, None) => (access.clone(), "topology.access".into()),
+                };
+                let (ra, ra_path) = match (&f.receiver_access, &topo.receiver_access) {
+                    (Some(l), _) => (l.clone(), format!("flows[{i}].receiver_access")),
+                    (None, Some(l)) => (l.clone(), "topology.receiver_access".into()),
+                    (None, None) => (access.clone(), "topology.access".into()),
+                };
+                net.add_link(s, r1, &sa, &sa_path, sc.seed, n)?;
+                net.add_link(r2, d, &ra, &ra_path, sc.seed, n)?;
+                endpoints.push((s, d));
+            }
+        }
+        TopologyKind::Explicit => {
+            let why = "in an explicit topology";
+            forbid(&topo.bottleneck, "topology.bottleneck", why)?;
+            forbid(&topo.access, "topology.access", why)?;
+            forbid(&topo.sender_access, "topology.sender_access", why)?;
+            forbid(&topo.receiver_access, "topology.receiver_access", why)?;
+            let nodes = require(&topo.nodes, "topology.nodes", why)?;
+            for (i, name) in nodes.iter().enumerate() {
+                if name.is_empty() {
+                    return Err(ScenarioError::new(
+                        format!("topology.nodes[{i}]"),
+                        "is empty; expected a node name",
+                    ));
+                }
+                if net.find(name).is_some() {
+                    return Err(ScenarioError::new(
+                        format!("topology.nodes[{i}]"),
+                        format!("got {name:?} twice; node names must be unique"),
+                    ));
+                }
+                net.node(name);
+            }
+            let links = require(&topo.links, "topology.links", why)?;
+            let known = nodes
+                .iter()
+                .map(|s| format!("{s:?}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            for (i, l) in links.iter().enumerate() {
+                let p = format!("topology.links[{i}]");
+                let between = require(&l.between, &format!("{p}.between"), why)?;
+                if between.len() != 2 {
+                    return Err(ScenarioError::new(
+                        format!("{p}.between"),
+                        format!(
+                            "got {} names; expected two node names [a, b]",
+                            between.len()
+                        ),
+                    ));
+                }
+                let mut ends = [0u32; 2];
+                for (k, name) in between.iter().enumerate() {
+                    ends[k] = net.find(name).ok_or_else(|| {
+                        ScenarioError::new(
+                            format!("{p}.between[{k}]"),
+                            format!("got {name:?}; expected one of the nodes {known}"),
+                        )
+                    })?;
+                }
+                if ends[0] == ends[1] {
+                    return Err(ScenarioError::new(
+                        format!("{p}.between"),
+                        "names the same node twice; a link joins two different nodes",
+                    ));
+                }
+                net.add_link(ends[0], ends[1], l, &p, sc.seed, n)?;
+            }
+            for (i, f) in sc.flows.iter().enumerate() {
+                forbid(&f.sender_access, &format!("flows[{i}].sender_access"), why)?;
+                forbid(
+                    &f.receiver_access,
+                    &format!("flows[{i}].receiver_access"),
+                    why,
+                )?;
+                let mut ends = [0u32; 2];
+                for (k, (v, field)) in [(&f.src, "src"), (&f.dst, "dst")].into_iter().enumerate() {
+                    let p = format!("flows[{i}].{field}");
+                    let name = require(v, &p, why)?;
+                    ends[k] = net.find(name).ok_or_else(|| {
+                        ScenarioError::new(
+                            &p,
+                            format!("got {name:?}; expected one of the nodes {known}"),
+                        )
+                    })?;
+                }
+                if ends[0] == ends[1] {
+                    return Err(ScenarioError::new(
+                        format!("flows[{i}].dst"),
+                        "is the same node as src; a flow joins two different nodes",
+                    ));
+                }
+                endpoints.push((ends[0], ends[1]));
+            }
+        }
+    }
+    let mut routes = shortest_hop_routes(&net);
+    if let Some(rs) = &topo.routes {
+        for (i, r) in rs.iter().enumerate() {
+            let p = format!("topology.routes[{i}]");
+            let lookup = |name: &str, field: &str| {
+                net.find(name).ok_or_else(|| {
+                    ScenarioError::new(
+                        format!("{p}.{field}"),
+                        format!("got {name:?}; expected a node name"),
+                    )
+                })
+            };
+            let (at, to, via) = (
+                lookup(&r.at, "at")?,
+                lookup(&r.to, "to")?,
+                lookup(&r.via, "via")?,
+            );
+            let link = net.out[at as usize]
+                .iter()
+                .find(|(_, nb)| *nb == via)
+                .map(|(l, _)| *l)
+                .ok_or_else(|| {
+                    ScenarioError::new(
+                        format!("{p}.via"),
+                        format!("got {:?}, which is not a neighbour of {:?}", r.via, r.at),
+                    )
+                })?;
+            routes[at as usize][to as usize] = link;
+        }
+    }
+    // Every flow needs a loop-free route both ways.
+    for (i, &(s, d)) in endpoints.iter().enumerate() {
+        for (a, b) in [(s, d), (d, s)] {
+            check_path(&net, &routes, a, b)
+                .map_err(|m| ScenarioError::new(format!("flows[{i}]"), m))?;
+        }
+    }
+    let mut flows = Vec::with_capacity(n);
+    for (i, f) in sc.flows.iter().enumerate() {
+        let (spec, path) = match &f.tcp {
+            Some(t) => (t.over(&sc.tcp), format!("flows[{i}].tcp")),
+            None => (sc.tcp.clone(), "tcp".to_string()),
+        };
+        let cfg = resolve(&spec, &path)?;
+        let app_bytes = app_bytes(&f.app, &format!("flows[{i}].app"))?;
+        let (s, d) = endpoints[i];
+        let sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
+        let receiver = TcpReceiver::new(cfg, i as u32, d, s);
+        flows.push(Flow {
+            name: f.name.clone().unwrap_or_else(|| format!("flow{i}")),
+            start: f.start.map(|x| x.0).unwrap_or(0),
+            sender,
+            receiver,
+            src: s,
+            dst: d,
+            injected: 0,
+            delivered: 0,
+            drops: [0; 3],
+            data_drops: [0; 3],
+        });
+    }
+    Ok(Simulation::new(
+        sc.duration.0,
+        net.names,
+        routes,
+        net.links,
+        net.link_names,
+        flows,
+        sc.trace.packets,
+    ))
+}
+
+fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, ScenarioError> {
+    match app.kind {
+        AppKind::Bulk => {
+            forbid(
+                &app.bytes,
+                &format!("{path}.bytes"),
+                "for a bulk application",
+            )?;
+            forbid(
+                &app.sizes,
+                &format!("{path}.sizes"),
+                "for a bulk application",
+            )?;
+            Ok(None)
+        }
+        AppKind::Finite => {
+            forbid(
+                &app.sizes,
+                &format!("{path}.sizes"),
+                "for a finite application (use kind = \"writes\")",
+            )?;
+            let b = require(
+                &app.bytes,
+                &format!("{path}.bytes"),
+                "for a finite application",
+            )?;
+            if b.0 == 0 {
+                return Err(ScenarioError::new(
+                    format!("{path}.bytes"),
+                    "got 0; expected at least one byte",
+                ));
+            }
+            Ok(Some(b.0))
+        }
+        AppKind::Writes => {
+            forbid(
+                &app.bytes,
+                &format!("{path}.bytes"),
+                "for a writes application (the sizes say how much)",
+            )?;
+            let sizes = require(
+                &app.sizes,
+                &format!("{path}.sizes"),
+                "for a writes application",
+            )?;
+            if sizes.is_empty() {
+                return Err(ScenarioError::new(
+                    format!("{path}.sizes"),
+                    "is empty; expected at least one write",
+                ));
+            }
+            if let Some(i) = sizes.iter().position(|s| s.0 == 0) {
+                return Err(ScenarioError::new(
+                    format!("{path}.sizes[{i}]"),
+                    "got 0; expected a write of at least one byte",
+                ));
+            }
+            Ok(Some(sizes.iter().map(|s| s.0).sum()))
+        }
+    }
+}
+
+/// For every (node, destination), the first outgoing link on a shortest-hop path
+/// (ties broken by link order).
+fn shortest_hop_routes(net: &Net) -> Vec<Vec<u32>> {
+    let n = net.names.len();
+    let mut routes = vec![vec![NO_ROUTE; n]; n];
+    // Reverse adjacency: for each node, the (link, from) pairs that lead into it.
+    let mut incoming: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+    for (from, outs) in net.out.iter().enumerate() {
+        for &(l, to) in outs {
+            incoming[to as usize].push((l, from as u32));
+        }
+    }
+    for dst in 0..n {
+        let mut dist = vec![u32::MAX; n];
+        dist[dst] = 0;
+        let mut q = VecDeque::from([dst as u32]);
+        while let Some(v) = q.pop_front() {
+            for &(_, u) in &incoming[v as usize] {
+                if dist[u as usize] == u32::MAX {
+                    dist[u as usize] = dist[v as usize] + 1;
+                    q.push_back(u);
+                }
+            }
+        }
+        for u in 0..n {
+            if u == dst || dist[u] == u32::MAX {
+                continue;
+            }
+            routes[u][dst] = net.out[u]
+                .iter()
+                .find(|(_, nb)| dist[*nb as usize] == dist[u] - 1)
+                .map(|(l, _)| *l)
+                .unwrap_or(NO_ROUTE);
+        }
+    }
+    routes
+}
+
+fn check_path(net: &Net, routes: &[Vec<u32>], from: u32, to: u32) -> Result<(), String> {
+    let mut at = from;
+    for _ in 0..=net.names.len() {
+        if at == to {
+            return Ok(());
+        }
+        let l = routes[at as usize][to as usize];
+        if l == NO_ROUTE {
+            return Err(format!(
+                "has no route from {:?} to {:?}; connect them with links or add topology.routes",
+                net.names[from as usize], net.names[to as usize]
+            ));
+        }
+        at = net.links[l as usize].to;
+    }
+    Err(format!(
+        "routes from {:?} to {:?} form a loop",
+        net.names[from as usize], net.names[to as usize]
+    ))
+}

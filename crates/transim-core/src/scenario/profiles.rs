@@ -1,0 +1,257 @@
+//! Named profiles: the defaults on which RFCs, Linux 2.6 and ns-2 disagree (see the table in
+//! the algorithm fact sheet, §2.24), and resolution of a [`TcpSpec`] into a [`TcpConfig`].
+
+use super::error::ScenarioError;
+use super::schema::*;
+use crate::sim::{Time, MILLISECOND, SECOND};
+use crate::tcp::cc::CcKind;
+use crate::tcp::config::*;
+
+/// Resolve the merged TCP table of one flow; `path` names where its fields came from.
+pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
+    let profile = spec.profile.unwrap_or_default();
+    let (name, d) = defaults(profile);
+    let cc_name = spec.cc.clone().unwrap_or_else(|| "reno".into());
+    let cc = CcKind::from_name(&cc_name).ok_or_else(|| {
+        let names: Vec<_> = CcKind::ALL
+            .iter()
+            .map(|(n, _)| format!("\"{n}\""))
+            .collect();
+        ScenarioError::new(
+            format!("{path}.cc"),
+            format!("got {cc_name:?}; expected one of {}", names.join(", ")),
+        )
+    })?;
+    let timestamps = spec.timestamps.unwrap_or(d.timestamps);
+    let mtu = spec.mtu.map(|s| s.0).unwrap_or(1500);
+    if !(68..=65_535).contains(&mtu) {
+        return Err(ScenarioError::new(
+            format!("{path}.mtu"),
+            format!("got {mtu}; expected an MTU between 68 and 65535 bytes"),
+        ));
+    }
+    let opts = if timestamps { 12 } else { 0 };
+    let mss = match spec.mss {
+        Some(m) => {
+            if m.0 == 0 || m.0 + 40 + opts > mtu {
+                return Err(ScenarioError::new(
+                    format!("{path}.mss"),
+                    format!(
+                        "got {}; expected at least 1 byte and at most {} (MTU {mtu} − 40 bytes of IP/TCP headers{})",
+                        m.0,
+                        mtu.saturating_sub(40 + opts),
+                        if timestamps { " − 12 bytes of timestamp option" } else { "" }
+                    ),
+                ));
+            }
+            m.0 as u32
+        }
+        None => d.mss.unwrap_or(mtu as u32 - 40 - opts as u32),
+    };
+    let rcv_buf = spec.rcv_buf.map(|s| s.0).unwrap_or(d.rcv_buf);
+    if rcv_buf < mss as u64 {
+        return Err(ScenarioError::new(
+            format!("{path}.rcv_buf"),
+            format!("got {rcv_buf}; expected at least one MSS ({mss} bytes)"),
+        ));
+    }
+    let count = spec.delayed_ack_count.unwrap_or(2);
+    if count == 0 {
+        return Err(ScenarioError::new(
+            format!("{path}.delayed_ack_count"),
+            "got 0; expected at least 1",
+        ));
+    }
+    let timeout = spec
+        .delayed_ack_timeout
+        .map(|x| x.0)
+        .unwrap_or(d.delack_timeout);
+    if timeout == 0 || timeout > 500 * MILLISECOND {
+        return Err(ScenarioError::new(
+            format!("{path}.delayed_ack_timeout"),
+            format!("got {timeout} ns; expected more than 0 and at most 500ms (RFC 1122)"),
+        ));
+    }
+    let quickacks = spec
+        .quickacks
+        .unwrap_or_else(|| (rcv_buf / (2 * mss as u64)).clamp(2, 16) as u32);
+    let delayed_ack = match spec.delayed_ack.unwrap_or(d.delayed_ack) {
+        DelayedAckSpec::Off => DelayedAck::Off,
+        DelayedAckSpec::On => DelayedAck::Every { count, timeout },
+        DelayedAckSpec::Linux => DelayedAck::Linux { timeout, quickacks },
+    };
+    let dupthresh = spec.dupthresh.unwrap_or(3);
+    if dupthresh == 0 {
+        return Err(ScenarioError::new(
+            format!("{path}.dupthresh"),
+            "got 0; expected at least 1",
+        ));
+    }
+    let rto_min = spec.rto_min.map(|x| x.0).unwrap_or(d.rto_min);
+    let rto_max = spec.rto_max.map(|x| x.0).unwrap_or(d.rto_max);
+    let rto_initial = spec.rto_initial.map(|x| x.0).unwrap_or(d.rto_initial);
+    if rto_min == 0 || rto_max < rto_min {
+        return Err(ScenarioError::new(
+            format!("{path}.rto_max"),
+            format!(
+                "got rto_min {rto_min} ns and rto_max {rto_max} ns; expected 0 < rto_min ≤ rto_max"
+            ),
+        ));
+    }
+    if rto_initial == 0 {
+        return Err(ScenarioError::new(
+            format!("{path}.rto_initial"),
+            "got 0; expected a positive duration",
+        ));
+    }
+    let initial_window = match spec.initial_window.unwrap_or(d.iw) {
+        IwSpec::Segments(n) => InitialWindow::Segments(n),
+        IwSpec::Rule(IwRule::Rfc3390) => InitialWindow::Rfc3390,
+        IwSpec::Rule(IwRule::Linux26) => InitialWindow::Linux26,
+        IwSpec::Rule(IwRule::Rfc6928) => InitialWindow::Rfc6928,
+    };
+    let max_cwnd = spec.max_cwnd.map(|s| s.0);
+    if let Some(m) = max_cwnd {
+        if m < mss as u64 {
+            return Err(ScenarioError::new(
+                format!("{path}.max_cwnd"),
+                format!("got {m}; expected at least one MSS ({mss} bytes)"),
+            ));
+        }
+    }
+    Ok(TcpConfig {
+        profile: name,
+        cc,
+        recovery: match spec.recovery.unwrap_or(RecoverySpec::Newreno) {
+            RecoverySpec::Tahoe => Recovery::Tahoe,
+            RecoverySpec::Reno => Recovery::Reno,
+            RecoverySpec::Newreno => Recovery::NewReno,
+        },
+        mss,
+        mtu: mtu as u32,
+        timestamps,
+        sack: spec.sack.unwrap_or(d.sack),
+        window_scale: spec.window_scale.unwrap_or(d.window_scale),
+        rcv_buf,
+        snd_buf: spec.snd_buf.map(|s| s.0.max(1)),
+        initial_window,
+        initial_ssthresh: spec
+            .initial_ssthresh
+            .map(|s| s.0.max(2 * mss as u64))
+            .unwrap_or(u64::MAX / 4),
+        max_cwnd,
+        cwnd_unit: match spec.cwnd_unit.unwrap_or(d.cwnd_unit) {
+            CwndUnitSpec::Bytes => CwndUnit::Bytes,
+            CwndUnitSpec::Packets => CwndUnit::Packets,
+        },
+        halving_base: match spec.halving_base.unwrap_or(d.halving) {
+            HalvingSpec::Flight => HalvingBase::Flight,
+            HalvingSpec::Window => HalvingBase::Window,
+        },
+        delayed_ack,
+        nagle: match spec.nagle.unwrap_or(d.nagle) {
+            NagleSpec::Off => Nagle::Off,
+            NagleSpec::Rfc896 => Nagle::Rfc896,
+            NagleSpec::Minshall => Nagle::Minshall,
+        },
+        limited_transmit: spec.limited_transmit.unwrap_or(d.limited_transmit),
+        dupthresh,
+        rto_initial,
+        rto_min,
+        rto_max,
+        clock_granularity: spec.clock_granularity.map(|x| x.0).unwrap_or(d.granularity),
+    })
+}
+
+/// Profile defaults.
+struct Defaults {
+    mss: Option<u32>,
+    timestamps: bool,
+    sack: bool,
+    window_scale: bool,
+    rcv_buf: u64,
+    iw: IwSpec,
+    cwnd_unit: CwndUnitSpec,
+    halving: HalvingSpec,
+    delayed_ack: DelayedAckSpec,
+    delack_timeout: Time,
+    nagle: NagleSpec,
+    limited_transmit: bool,
+    rto_initial: Time,
+    rto_min: Time,
+    rto_max: Time,
+    granularity: Time,
+}
+
+fn defaults(p: Profile) -> (&'static str, Defaults) {
+    match p {
+        // RFC 5681/6298/3390/3042/1122 as written.
+        Profile::Rfc => (
+            "rfc",
+            Defaults {
+                mss: None,
+                timestamps: false,
+                sack: false,
+                window_scale: true,
+                rcv_buf: 4 << 20,
+                iw: IwSpec::Rule(IwRule::Rfc3390),
+                cwnd_unit: CwndUnitSpec::Bytes,
+                halving: HalvingSpec::Flight,
+                delayed_ack: DelayedAckSpec::On,
+                delack_timeout: 200 * MILLISECOND,
+                nagle: NagleSpec::Rfc896,
+                limited_transmit: true,
+                rto_initial: SECOND,
+                rto_min: SECOND,
+                rto_max: 60 * SECOND,
+                granularity: MILLISECOND,
+            },
+        ),
+        // Linux 2.6.15-era: timestamps (MSS 1448), IW table, packet-counted cwnd, quick-ACK
+        // then 40 ms delayed ACKs, Minshall's Nagle, RTO 3 s initial / 200 ms min.
+        Profile::Linux26 => (
+            "linux-2.6",
+            Defaults {
+                mss: None,
+                timestamps: true,
+                sack: true,
+                window_scale: true,
+                rcv_buf: 87_380,
+                iw: IwSpec::Rule(IwRule::Linux26),
+                cwnd_unit: CwndUnitSpec::Packets,
+                halving: HalvingSpec::Window,
+                delayed_ack: DelayedAckSpec::Linux,
+                delack_timeout: 40 * MILLISECOND,
+                nagle: NagleSpec::Minshall,
+                limited_transmit: true,
+                rto_initial: 3 * SECOND,
+                rto_min: 200 * MILLISECOND,
+                rto_max: 120 * SECOND,
+                granularity: MILLISECOND,
+            },
+        ),
+        // ns-2.35 Agent/TCP defaults: packetSize_ 1000, window_ 20, windowInit_ 2, no
+        // delayed ACK (TCPSink), tcpTick_ 10 ms, minrto_ 0.2 s, rtxcur_init_ 3 s.
+        Profile::Ns2 => (
+            "ns2",
+            Defaults {
+                mss: Some(1000),
+                timestamps: false,
+                sack: false,
+                window_scale: false,
+                rcv_buf: 20_000,
+                iw: IwSpec::Segments(2),
+                cwnd_unit: CwndUnitSpec::Packets,
+                halving: HalvingSpec::Window,
+                delayed_ack: DelayedAckSpec::Off,
+                delack_timeout: 100 * MILLISECOND,
+                nagle: NagleSpec::Off,
+                limited_transmit: true,
+                rto_initial: 3 * SECOND,
+                rto_min: 200 * MILLISECOND,
+                rto_max: 60 * SECOND,
+                granularity: 10 * MILLISECOND,
+            },
+        ),
+    }
+}

@@ -1,0 +1,543 @@
+//! The scenario schema: the one definition of what a scenario file may contain. Every table
+//! rejects unknown keys. Variant choices are plain `kind`/`model` strings rather than tagged
+//! enums so that every error keeps its full field path.
+
+use super::units::{Duration, Probability, QueueLimit, Rate, Size};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name shown in results.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free text.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Seed of every random stream in the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time to run (the run ends earlier if nothing is left to do).
+    pub duration: Duration,
+    /// TCP options shared by every flow (a flow's own `tcp` table overrides them).
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    /// Nodes and links.
+    pub topology: TopologySpec,
+    /// Connections.
+    pub flows: Vec<FlowSpec>,
+    /// What to record.
+    #[serde(default)]
+    pub trace: TraceSpec,
+}
+
+/// Topology kinds.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// n senders and n receivers around one bottleneck, with per-flow access links.
+    Dumbbell,
+    /// An explicit list of nodes and links with static routes.
+    Explicit,
+}
+
+/// The topology table.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    /// `dumbbell` or `explicit`.
+    pub kind: TopologyKind,
+    /// Dumbbell: the router-to-router link (forward = towards the receivers).
+    #[serde(default)]
+    pub bottleneck: Option<LinkSpec>,
+    /// Dumbbell: default access link for both sides (default: 10× the bottleneck rate, no
+    /// delay, 1000-packet queues).
+    #[serde(default)]
+    pub access: Option<LinkSpec>,
+    /// Dumbbell: access link of every sender (forward = sender → router).
+    #[serde(default)]
+    pub sender_access: Option<LinkSpec>,
+    /// Dumbbell: access link of every receiver (forward = router → receiver).
+    #[serde(default)]
+    pub receiver_access: Option<LinkSpec>,
+    /// Explicit: node names.
+    #[serde(default)]
+    pub nodes: Option<Vec<String>>,
+    /// Explicit: links, each with `between = [a, b]` (forward = a → b).
+    #[serde(default)]
+    pub links: Option<Vec<LinkSpec>>,
+    /// Explicit: static routes overriding the shortest-hop default.
+    #[serde(default)]
+    pub routes: Option<Vec<RouteSpec>>,
+}
+
+/// A static route: at node `at`, packets for `to` go to neighbour `via`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteSpec {
+    /// Node where the route applies.
+    pub at: String,
+    /// Destination node.
+    pub to: String,
+    /// Next hop (a neighbour of `at`).
+    pub via: String,
+}
+
+/// A bidirectional link; `forward` and `reverse` override fields per direction.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Explicit topologies: the two end nodes; forward is from the first to the second.
+    #[serde(default)]
+    pub between: Option<Vec<String>>,
+    /// Rate of both directions.
+    pub rate: Rate,
+    /// One-way propagation delay of both directions.
+    #[serde(default)]
+    pub delay: Option<Duration>,
+    /// Queue limit of both directions (default 100 packets).
+    #[serde(default)]
+    pub queue: Option<QueueLimit>,
+    /// Framing bytes added to every packet for serialisation (default 0).
+    #[serde(default)]
+    pub overhead: Option<Size>,
+    /// Overrides for the forward direction.
+    #[serde(default)]
+    pub forward: Option<DirectionSpec>,
+    /// Overrides for the reverse direction.
+    #[serde(default)]
+    pub reverse: Option<DirectionSpec>,
+}
+
+/// One direction of a link: overrides and what only a direction can have (loss, drops).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionSpec {
+    /// Rate of this direction.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// Delay of this direction.
+    #[serde(default)]
+    pub delay: Option<Duration>,
+    /// Queue limit of this direction.
+    #[serde(default)]
+    pub queue: Option<QueueLimit>,
+    /// Random loss model.
+    #[serde(default)]
+    pub loss: Option<LossSpec>,
+    /// Scripted drops.
+    #[serde(default)]
+    pub drops: Option<DropScriptSpec>,
+}
+
+/// Loss model names.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LossKind {
+    /// No random loss.
+    None,
+    /// Independent per-packet loss with probability `p`.
+    Bernoulli,
+    /// Simple Gilbert chain: `p` = P(good→bad), `q` = P(bad→good); every packet in the bad
+    /// state is lost, none in the good state.
+    Gilbert,
+    /// General Gilbert–Elliott: `p_gb`, `p_bg`, `loss_good` (default 0), `loss_bad` (default 1).
+    GilbertElliott,
+}
+
+/// A random loss model.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    /// Which model.
+    pub model: LossKind,
+    /// Bernoulli: loss probability. Gilbert: P(good → bad).
+    #[serde(default)]
+    pub p: Option<Probability>,
+    /// Gilbert: P(bad → good).
+    #[serde(default)]
+    pub q: Option<Probability>,
+    /// Gilbert–Elliott: P(good → bad).
+    #[serde(default)]
+    pub p_gb: Option<Probability>,
+    /// Gilbert–Elliott: P(bad → good).
+    #[serde(default)]
+    pub p_bg: Option<Probability>,
+    /// Gilbert–Elliott: loss probability in the good state.
+    #[serde(default)]
+    pub loss_good: Option<Probability>,
+    /// Gilbert–Elliott: loss probability in the bad state.
+    #[serde(default)]
+    pub loss_bad: Option<Probability>,
+}
+
+/// Scripted drops on one link direction.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropScriptSpec {
+    /// 1-based numbers of packets (all packets offered to this direction) to drop.
+    #[serde(default)]
+    pub packets: Vec<u64>,
+    /// Segment transmissions to drop.
+    #[serde(default)]
+    pub segments: Vec<SegmentDropSpec>,
+}
+
+/// "Drop the k-th transmission of segment n of flow f".
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentDropSpec {
+    /// Flow index (0-based, in the order of `flows`).
+    #[serde(default)]
+    pub flow: u32,
+    /// 1-based data segment number, in order of first transmission.
+    pub segment: u32,
+    /// Which transmission (1 = the original).
+    #[serde(default = "one")]
+    pub transmission: u16,
+}
+
+fn one() -> u16 {
+    1
+}
+
+/// Application kinds.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    /// Always has data.
+    #[default]
+    Bulk,
+    /// Sends `bytes` bytes, then closes.
+    Finite,
+    /// Issues writes of the given `sizes` in order (as the send buffer allows), then closes.
+    Writes,
+}
+
+/// The application driving a flow.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppSpec {
+    /// `bulk`, `finite` or `writes`.
+    #[serde(default)]
+    pub kind: AppKind,
+    /// Finite: bytes to send.
+    #[serde(default)]
+    pub bytes: Option<Size>,
+    /// Writes: sizes of the writes, in order.
+    #[serde(default)]
+    pub sizes: Option<Vec<Size>>,
+}
+
+/// One connection.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Display name (default "flow<i>").
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Explicit topologies: sender node.
+    #[serde(default)]
+    pub src: Option<String>,
+    /// Explicit topologies: receiver node.
+    #[serde(default)]
+    pub dst: Option<String>,
+    /// When the connection opens.
+    #[serde(default)]
+    pub start: Option<Duration>,
+    /// Application.
+    #[serde(default)]
+    pub app: AppSpec,
+    /// TCP options for this flow only.
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
+    /// Dumbbell: this flow's sender access link.
+    #[serde(default)]
+    pub sender_access: Option<LinkSpec>,
+    /// Dumbbell: this flow's receiver access link.
+    #[serde(default)]
+    pub receiver_access: Option<LinkSpec>,
+}
+
+/// What to record during the run.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Per-flow time series (cwnd, ssthresh, srtt, rto, flight, sequence numbers).
+    #[serde(default)]
+    pub flows: bool,
+    /// Per-packet events (send, deliver, drop).
+    #[serde(default)]
+    pub packets: bool,
+}
+
+/// Named sets of defaults.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+pub enum Profile {
+    /// Current RFCs.
+    #[default]
+    #[serde(rename = "rfc")]
+    Rfc,
+    /// Linux 2.6 (c. 2.6.15).
+    #[serde(rename = "linux-2.6")]
+    Linux26,
+    /// ns-2.35 defaults.
+    #[serde(rename = "ns2")]
+    Ns2,
+}
+
+/// Loss-recovery names.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverySpec {
+    /// Tahoe.
+    Tahoe,
+    /// Reno.
+    Reno,
+    /// NewReno.
+    Newreno,
+}
+
+/// cwnd counting unit.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndUnitSpec {
+    /// Bytes.
+    Bytes,
+    /// Packets.
+    Packets,
+}
+
+/// Halving base.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum HalvingSpec {
+    /// FlightSize.
+    Flight,
+    /// min(cwnd, rwnd).
+    Window,
+}
+
+/// Delayed-ACK policy names.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayedAckSpec {
+    /// ACK every segment.
+    Off,
+    /// ACK every `delayed_ack_count` segments or on the timer.
+    On,
+    /// Linux quick-ACK then delayed.
+    Linux,
+}
+
+/// Nagle names.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NagleSpec {
+    /// Off.
+    Off,
+    /// RFC 896.
+    Rfc896,
+    /// Minshall's variant (Linux).
+    Minshall,
+}
+
+/// Initial window: a number of segments or a rule name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum IwSpec {
+    /// Fixed number of segments.
+    Segments(u32),
+    /// A named rule.
+    Rule(IwRule),
+}
+
+/// Named initial-window rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum IwRule {
+    /// RFC 3390.
+    Rfc3390,
+    /// Linux 2.6 table.
+    Linux26,
+    /// RFC 6928.
+    Rfc6928,
+}
+
+const IW_EXPECT: &str =
+    "a number of segments (1 to 100) or one of \"rfc3390\", \"linux-2.6\", \"rfc6928\"";
+
+impl<'de> Deserialize<'de> for IwSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = IwSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(IW_EXPECT)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<IwSpec, E> {
+                if (1..=100).contains(&v) {
+                    Ok(IwSpec::Segments(v as u32))
+                } else {
+                    Err(E::custom(format!("got {v}; expected {IW_EXPECT}")))
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<IwSpec, E> {
+                if v < 0 {
+                    return Err(E::custom(format!("got {v}; expected {IW_EXPECT}")));
+                }
+                self.visit_u64(v as u64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<IwSpec, E> {
+                if v.fract() == 0.0 && v >= 0.0 {
+                    return self.visit_u64(v as u64);
+                }
+                Err(E::custom(format!("got {v}; expected {IW_EXPECT}")))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<IwSpec, E> {
+                match v {
+                    "rfc3390" => Ok(IwSpec::Rule(IwRule::Rfc3390)),
+                    "linux-2.6" => Ok(IwSpec::Rule(IwRule::Linux26)),
+                    "rfc6928" => Ok(IwSpec::Rule(IwRule::Rfc6928)),
+                    _ => match v.parse::<u64>() {
+                        Ok(n) => self.visit_u64(n),
+                        Err(_) => Err(E::custom(format!("got {v:?}; expected {IW_EXPECT}"))),
+                    },
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// TCP options; every field is optional and falls back to the flow-level, then scenario-level
+/// table, then the profile's default.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Defaults profile: "rfc" (default), "linux-2.6", "ns2".
+    #[serde(default)]
+    pub profile: Option<Profile>,
+    /// Congestion control name.
+    #[serde(default)]
+    pub cc: Option<String>,
+    /// Loss recovery: tahoe, reno, newreno.
+    #[serde(default)]
+    pub recovery: Option<RecoverySpec>,
+    /// Payload bytes per full segment (default: MTU − 40 − options).
+    #[serde(default)]
+    pub mss: Option<Size>,
+    /// Path MTU (default 1500).
+    #[serde(default)]
+    pub mtu: Option<Size>,
+    /// Timestamps option.
+    #[serde(default)]
+    pub timestamps: Option<bool>,
+    /// SACK-permitted.
+    #[serde(default)]
+    pub sack: Option<bool>,
+    /// Window scaling.
+    #[serde(default)]
+    pub window_scale: Option<bool>,
+    /// Receive buffer (the advertised window).
+    #[serde(default)]
+    pub rcv_buf: Option<Size>,
+    /// Send buffer (limits how far ahead of the ACKs the application can write).
+    #[serde(default)]
+    pub snd_buf: Option<Size>,
+    /// Initial window.
+    #[serde(default)]
+    pub initial_window: Option<IwSpec>,
+    /// Initial ssthresh (default: unlimited).
+    #[serde(default)]
+    pub initial_ssthresh: Option<Size>,
+    /// Cap on cwnd.
+    #[serde(default)]
+    pub max_cwnd: Option<Size>,
+    /// "bytes" or "packets".
+    #[serde(default)]
+    pub cwnd_unit: Option<CwndUnitSpec>,
+    /// "flight" or "window".
+    #[serde(default)]
+    pub halving_base: Option<HalvingSpec>,
+    /// "off", "on", "linux".
+    #[serde(default)]
+    pub delayed_ack: Option<DelayedAckSpec>,
+    /// Delayed-ACK timer.
+    #[serde(default)]
+    pub delayed_ack_timeout: Option<Duration>,
+    /// Segments per delayed ACK ("on").
+    #[serde(default)]
+    pub delayed_ack_count: Option<u32>,
+    /// Linux quick-ACK segments at connection start.
+    #[serde(default)]
+    pub quickacks: Option<u32>,
+    /// "off", "rfc896", "minshall".
+    #[serde(default)]
+    pub nagle: Option<NagleSpec>,
+    /// RFC 3042.
+    #[serde(default)]
+    pub limited_transmit: Option<bool>,
+    /// Duplicate-ACK threshold.
+    #[serde(default)]
+    pub dupthresh: Option<u32>,
+    /// Initial RTO.
+    #[serde(default)]
+    pub rto_initial: Option<Duration>,
+    /// Minimum RTO.
+    #[serde(default)]
+    pub rto_min: Option<Duration>,
+    /// Maximum RTO.
+    #[serde(default)]
+    pub rto_max: Option<Duration>,
+    /// Clock granularity G (RFC 6298).
+    #[serde(default)]
+    pub clock_granularity: Option<Duration>,
+}
+
+macro_rules! merge_fields {
+    ($over:expr, $base:expr, $($f:ident),*) => {
+        TcpSpec { $($f: $over.$f.clone().or_else(|| $base.$f.clone()),)* }
+    };
+}
+
+impl TcpSpec {
+    /// Fields of `self` where set, else those of `base`.
+    pub fn over(&self, base: &TcpSpec) -> TcpSpec {
+        merge_fields!(
+            self,
+            base,
+            profile,
+            cc,
+            recovery,
+            mss,
+            mtu,
+            timestamps,
+            sack,
+            window_scale,
+            rcv_buf,
+            snd_buf,
+            initial_window,
+            initial_ssthresh,
+            max_cwnd,
+            cwnd_unit,
+            halving_base,
+            delayed_ack,
+            delayed_ack_timeout,
+            delayed_ack_count,
+            quickacks,
+            nagle,
+            limited_transmit,
+            dupthresh,
+            rto_initial,
+            rto_min,
+            rto_max,
+            clock_granularity
+        )
+    }
+}

@@ -1,0 +1,179 @@
+//! Congestion control: the window-growth and loss-reaction half of a TCP sender. Loss recovery
+//! (what to retransmit, when) lives in the sender and is a separate axis.
+//!
+//! Each algorithm is one file implementing [`CongestionControl`]; the [`Cc`] enum dispatches
+//! statically (one `match`, no virtual call per ACK). Adding a variant touches its own file,
+//! one arm of [`Cc`] and one of [`CcKind`].
+
+pub mod reno;
+
+use super::config::CwndUnit;
+use crate::sim::Time;
+
+/// The window state that congestion control manipulates.
+#[derive(Clone, Debug)]
+pub struct Window {
+    /// Congestion window in bytes (a multiple of `mss` when counting packets).
+    pub cwnd: u64,
+    /// Slow-start threshold in bytes.
+    pub ssthresh: u64,
+    /// Sender MSS in bytes.
+    pub mss: u32,
+    /// Counting unit.
+    pub unit: CwndUnit,
+    /// Accumulator for congestion avoidance in packet mode (ACKs since the last increase).
+    pub cnt: u64,
+    /// Optional cap on cwnd.
+    pub max_cwnd: Option<u64>,
+}
+
+impl Window {
+    /// True while cwnd is below ssthresh.
+    #[inline]
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// cwnd in whole segments.
+    #[inline]
+    pub fn segments(&self) -> u64 {
+        self.cwnd / self.mss as u64
+    }
+
+    /// Slow-start growth for one ACK that newly acknowledged `acked` bytes:
+    /// min(acked, SMSS) in bytes (RFC 5681), or one segment per ACK in packet mode.
+    #[inline]
+    pub fn slow_start(&mut self, acked: u64) {
+        let mss = self.mss as u64;
+        self.cwnd += match self.unit {
+            CwndUnit::Bytes => acked.min(mss),
+            CwndUnit::Packets => mss,
+        };
+        self.clamp();
+    }
+
+    /// Reno congestion avoidance for one ACK: SMSS²/cwnd bytes, or one segment per cwnd ACKs.
+    #[inline]
+    pub fn reno_avoidance(&mut self) {
+        let mss = self.mss as u64;
+        match self.unit {
+            CwndUnit::Bytes => self.cwnd += (mss * mss / self.cwnd).max(1),
+            CwndUnit::Packets => {
+                self.cnt += 1;
+                if self.cnt >= self.segments() {
+                    self.cnt = 0;
+                    self.cwnd += mss;
+                }
+            }
+        }
+        self.clamp();
+    }
+
+    /// Apply the cwnd cap.
+    #[inline]
+    pub fn clamp(&mut self) {
+        if let Some(m) = self.max_cwnd {
+            self.cwnd = self.cwnd.min(m);
+        }
+    }
+}
+
+/// What the sender tells congestion control about one ACK of new data.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo {
+    /// Current time.
+    pub now: Time,
+    /// Bytes newly acknowledged.
+    pub acked: u64,
+    /// RTT sample from this ACK, if any.
+    pub rtt: Option<Time>,
+    /// Smoothed RTT.
+    pub srtt: Time,
+    /// Minimum RTT seen.
+    pub min_rtt: Time,
+    /// Bytes in flight before this ACK.
+    pub flight: u64,
+}
+
+/// The interface every congestion-control algorithm implements.
+pub trait CongestionControl {
+    /// Grow the window on an ACK of new data outside loss recovery.
+    fn on_ack(&mut self, w: &mut Window, a: &AckInfo);
+    /// New ssthresh after a loss is detected; `base` is the quantity being reduced
+    /// (FlightSize or the window, per the halving-base option).
+    fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64;
+    /// Called on a retransmission timeout, after ssthresh and cwnd were set.
+    fn on_timeout(&mut self, _w: &mut Window) {}
+}
+
+/// Names of the available algorithms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcKind {
+    /// Reno / NewReno AIMD.
+    Reno,
+}
+
+impl CcKind {
+    /// Every algorithm, with its scenario name.
+    pub const ALL: &'static [(&'static str, CcKind)] = &[("reno", CcKind::Reno)];
+
+    /// Look up a name.
+    pub fn from_name(name: &str) -> Option<CcKind> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    }
+
+    /// Scenario name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("?")
+    }
+
+    /// A fresh instance.
+    pub fn build(self) -> Cc {
+        match self {
+            CcKind::Reno => Cc::Reno(reno::Reno),
+        }
+    }
+}
+
+/// A congestion-control instance (static dispatch over the variants).
+#[derive(Clone, Debug)]
+pub enum Cc {
+    /// Reno.
+    Reno(reno::Reno),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::Reno($c) => $e,
+        }
+    };
+}
+
+impl Cc {
+    /// The algorithm's kind.
+    pub fn kind(&self) -> CcKind {
+        match self {
+            Cc::Reno(_) => CcKind::Reno,
+        }
+    }
+}
+
+impl CongestionControl for Cc {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
+        dispatch!(self, c => c.on_ack(w, a))
+    }
+    #[inline]
+    fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
+        dispatch!(self, c => c.ssthresh_on_loss(w, base))
+    }
+    #[inline]
+    fn on_timeout(&mut self, w: &mut Window) {
+        dispatch!(self, c => c.on_timeout(w))
+    }
+}

@@ -1,0 +1,21 @@
+//! Reno congestion control (RFC 5681): slow start, then one segment per RTT; halve on loss.
+
+use super::{AckInfo, CongestionControl, Window};
+
+/// Reno AIMD; stateless beyond the window.
+#[derive(Clone, Debug, Default)]
+pub struct Reno;
+
+impl CongestionControl for Reno {
+    fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
+        if w.in_slow_start() {
+            w.slow_start(a.acked);
+        } else {
+            w.reno_avoidance();
+        }
+    }
+
+    fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
+        (base / 2).max(2 * w.mss as u64)
+    }
+}

@@ -1,0 +1,206 @@
+//! The resolved, numeric configuration of one TCP connection (profile defaults merged with the
+//! scenario's choices). Built by `scenario::build`; read by the sender and receiver.
+
+use super::cc::CcKind;
+use crate::sim::Time;
+
+/// How the initial window is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialWindow {
+    /// A fixed number of segments.
+    Segments(u32),
+    /// RFC 3390: min(4·MSS, max(2·MSS, 4380 B)).
+    Rfc3390,
+    /// Linux 2.6 `tcp_init_cwnd`: MSS > 1460 → 2, > 1095 → 3, else 4 segments.
+    Linux26,
+    /// RFC 6928: min(10·MSS, max(2·MSS, 14600 B)).
+    Rfc6928,
+}
+
+impl InitialWindow {
+    /// Initial window in bytes for this MSS.
+    pub fn bytes(self, mss: u32) -> u64 {
+        let m = mss as u64;
+        match self {
+            InitialWindow::Segments(n) => n as u64 * m,
+            InitialWindow::Rfc3390 => (4 * m).min((2 * m).max(4380)),
+            InitialWindow::Linux26 => {
+                m * if mss > 1460 {
+                    2
+                } else if mss > 1095 {
+                    3
+                } else {
+                    4
+                }
+            }
+            InitialWindow::Rfc6928 => (10 * m).min((2 * m).max(14600)),
+        }
+    }
+}
+
+/// Whether cwnd grows in bytes (RFC 5681) or in whole segments per ACK (Linux, ns-2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndUnit {
+    /// cwnd in bytes; slow start adds min(acked, SMSS), avoidance SMSS²/cwnd per ACK.
+    Bytes,
+    /// cwnd in segments; +1 per ACK in slow start, +1 per cwnd ACKs in avoidance; the
+    /// send test counts packets in flight.
+    Packets,
+}
+
+/// Receiver acknowledgement policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelayedAck {
+    /// Acknowledge every segment at once.
+    Off,
+    /// Acknowledge every `count`-th segment, or when the timer expires.
+    Every {
+        /// Segments per ACK.
+        count: u32,
+        /// Delayed-ACK timer.
+        timeout: Time,
+    },
+    /// Linux: quick-ACK the first segments, then ACK when more than one full segment is
+    /// unacknowledged, or when the timer expires.
+    Linux {
+        /// Delayed-ACK timer (the ATO).
+        timeout: Time,
+        /// Segments acknowledged at once at connection start.
+        quickacks: u32,
+    },
+}
+
+/// Nagle's algorithm variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nagle {
+    /// Send small segments at once.
+    Off,
+    /// RFC 896: hold a sub-MSS segment while any data is unacknowledged.
+    Rfc896,
+    /// Minshall (Linux): hold a sub-MSS segment while a previous sub-MSS segment is
+    /// unacknowledged.
+    Minshall,
+}
+
+/// Loss-recovery variant (orthogonal to congestion control).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Fast retransmit, then slow start from one segment (go-back-N).
+    Tahoe,
+    /// RFC 5681 fast retransmit / fast recovery.
+    Reno,
+    /// RFC 6582 NewReno.
+    NewReno,
+}
+
+/// What ssthresh halves on a loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalvingBase {
+    /// FlightSize (RFC 5681).
+    Flight,
+    /// min(cwnd, rwnd) (ns-2, Linux's tcp_reno_ssthresh uses cwnd).
+    Window,
+}
+
+/// Full configuration of a TCP connection.
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    /// Profile the defaults came from.
+    pub profile: &'static str,
+    /// Congestion control.
+    pub cc: CcKind,
+    /// Loss recovery.
+    pub recovery: Recovery,
+    /// Bytes of payload in a full segment.
+    pub mss: u32,
+    /// Path MTU (IP packet size limit).
+    pub mtu: u32,
+    /// Timestamps option on every segment (12 bytes with padding).
+    pub timestamps: bool,
+    /// SACK permitted.
+    pub sack: bool,
+    /// Window scaling.
+    pub window_scale: bool,
+    /// Receive buffer (advertised window when the application reads at once).
+    pub rcv_buf: u64,
+    /// Send buffer limit for applications that write (None = unlimited).
+    pub snd_buf: Option<u64>,
+    /// Initial window rule.
+    pub initial_window: InitialWindow,
+    /// Initial ssthresh in bytes.
+    pub initial_ssthresh: u64,
+    /// Cap on cwnd in bytes (ns-2 `window_`), if any.
+    pub max_cwnd: Option<u64>,
+    /// Counting unit of cwnd.
+    pub cwnd_unit: CwndUnit,
+    /// What ssthresh halves.
+    pub halving_base: HalvingBase,
+    /// Receiver ACK policy.
+    pub delayed_ack: DelayedAck,
+    /// Nagle.
+    pub nagle: Nagle,
+    /// RFC 3042 Limited Transmit.
+    pub limited_transmit: bool,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupthresh: u32,
+    /// Initial RTO.
+    pub rto_initial: Time,
+    /// Minimum RTO.
+    pub rto_min: Time,
+    /// Maximum RTO.
+    pub rto_max: Time,
+    /// Clock granularity G of RFC 6298.
+    pub clock_granularity: Time,
+}
+
+impl TcpConfig {
+    /// TCP option bytes on every non-SYN segment.
+    pub fn option_bytes(&self) -> u32 {
+        if self.timestamps {
+            12
+        } else {
+            0
+        }
+    }
+
+    /// Option bytes on a SYN or SYN-ACK: MSS 4, SACK-permitted 2, timestamps 10, window
+    /// scale 3, padded to a multiple of 4.
+    pub fn syn_option_bytes(&self) -> u32 {
+        let raw: u32 = 4
+            + if self.sack { 2 } else { 0 }
+            + if self.timestamps { 10 } else { 0 }
+            + if self.window_scale { 3 } else { 0 };
+        raw.div_ceil(4) * 4
+    }
+
+    /// Window-scale shift needed to advertise `rcv_buf`.
+    pub fn wscale_shift(&self) -> u8 {
+        if !self.window_scale {
+            return 0;
+        }
+        let mut s = 0u8;
+        while (self.rcv_buf >> s) > 65_535 && s < 14 {
+            s += 1;
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initial_window_tables() {
+        // RFC 3390 in segments: ≤1095 → 4, 1095 < MSS < 2190 → 3, ≥ 2190 → 2.
+        assert_eq!(InitialWindow::Rfc3390.bytes(1000), 4000);
+        assert_eq!(InitialWindow::Rfc3390.bytes(1460), 4380);
+        // The formula is in bytes: 4380 B at MSS 1448 (room for three full segments).
+        assert_eq!(InitialWindow::Rfc3390.bytes(1448), 4380);
+        assert_eq!(InitialWindow::Rfc3390.bytes(2190), 4380);
+        // Linux 2.6: 1448 (timestamps on) → 3 segments = 4344; 2000 → 2.
+        assert_eq!(InitialWindow::Linux26.bytes(1448), 4344);
+        assert_eq!(InitialWindow::Linux26.bytes(2000), 4000);
+        assert_eq!(InitialWindow::Rfc6928.bytes(1460), 14600);
+    }
+}

@@ -1,0 +1,282 @@
+//! The TCP receiver: passive open, in-order delivery with an out-of-order store, the ACK
+//! policy (immediate, every n-th segment, Linux quick-ACK then delayed) and the timestamp
+//! echo. The application reads at once, so the advertised window is the receive buffer.
+
+use super::config::{DelayedAck, TcpConfig};
+use super::timer::Timer;
+use super::Ctx;
+use crate::net::packet::flags;
+use crate::net::Packet;
+use crate::sim::events::TimerKind;
+use crate::sim::Time;
+
+/// Receiver counters.
+#[derive(Clone, Debug, Default)]
+pub struct ReceiverStats {
+    /// Payload bytes delivered in order to the application.
+    pub bytes_delivered: u64,
+    /// Payload bytes received (including duplicates and out-of-order).
+    pub bytes_received: u64,
+    /// Segments with data received.
+    pub data_segments: u64,
+    /// Segments entirely below rcv_nxt (already received).
+    pub duplicate_segments: u64,
+    /// Segments that arrived above rcv_nxt.
+    pub out_of_order_segments: u64,
+    /// ACKs sent (including the SYN-ACK).
+    pub acks_sent: u64,
+    /// First data arrival.
+    pub first_data: Option<Time>,
+    /// Last arrival that advanced rcv_nxt.
+    pub last_data: Option<Time>,
+    /// When the FIN was received in order (all data delivered).
+    pub fin_at: Option<Time>,
+}
+
+/// The receiving half of a connection.
+pub struct TcpReceiver {
+    cfg: TcpConfig,
+    flow: u32,
+    node: u32,
+    peer: u32,
+    established: bool,
+    /// Next byte expected.
+    pub rcv_nxt: u64,
+    /// Out-of-order byte ranges [start, end), sorted and disjoint.
+    pub ooo: Vec<(u64, u64)>,
+    own_seq: u64,
+    unacked_segments: u32,
+    unacked_bytes: u64,
+    quickacks_left: u32,
+    delack: Timer,
+    ts_recent: u32,
+    fin_sent: bool,
+    fin_at_seq: Option<u64>,
+    /// Counters.
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    /// A listening receiver.
+    pub fn new(cfg: TcpConfig, flow: u32, node: u32, peer: u32) -> Self {
+        let quickacks_left = match cfg.delayed_ack {
+            DelayedAck::Linux { quickacks, .. } => quickacks,
+            _ => 0,
+        };
+        TcpReceiver {
+            cfg,
+            flow,
+            node,
+            peer,
+            established: false,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            own_seq: 0,
+            unacked_segments: 0,
+            unacked_bytes: 0,
+            quickacks_left,
+            delack: Timer::default(),
+            ts_recent: 0,
+            fin_sent: false,
+            fin_at_seq: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    fn advertised_window(&self) -> u32 {
+        let shift = self.cfg.wscale_shift();
+        let max = 65_535u64 << shift;
+        ((self.cfg.rcv_buf.min(max) >> shift) << shift) as u32
+    }
+
+    fn packet(&self, ctx: &mut Ctx, fl: u16) -> Packet {
+        *ctx.next_uid += 1;
+        let syn = fl & flags::SYN != 0;
+        let opts = if syn {
+            self.cfg.syn_option_bytes()
+        } else {
+            self.cfg.option_bytes()
+        };
+        Packet {
+            uid: *ctx.next_uid,
+            flow: self.flow,
+            src: self.node,
+            dst: self.peer,
+            from_sender: false,
+            flags: fl,
+            seq: self.own_seq,
+            ack: self.rcv_nxt,
+            wire: 40 + opts,
+            wnd: self.advertised_window(),
+            ts_val: if self.cfg.timestamps {
+                (ctx.now / 1_000_000) as u32
+            } else {
+                0
+            },
+            ts_ecr: self.ts_recent,
+            opt_wscale: 0xff,
+            ..Default::default()
+        }
+    }
+
+    fn send_ack(&mut self, ctx: &mut Ctx) {
+        let mut fl = flags::ACK;
+        if self.stats.fin_at.is_some() && !self.fin_sent {
+            fl |= flags::FIN; // passive close right away: FIN with the ACK of the FIN
+            self.fin_sent = true;
+        }
+        let p = self.packet(ctx, fl);
+        if fl & flags::FIN != 0 {
+            self.own_seq += 1;
+        }
+        self.unacked_segments = 0;
+        self.unacked_bytes = 0;
+        self.delack.cancel();
+        self.stats.acks_sent += 1;
+        ctx.out.push(p);
+    }
+
+    /// Handle a packet from the sender.
+    pub fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if p.has(flags::SYN) {
+            self.rcv_nxt = p.seq + 1;
+            self.ts_recent = p.ts_val;
+            let mut syn_ack = self.packet(ctx, flags::SYN | flags::ACK);
+            syn_ack.seq = 0;
+            syn_ack.wire = 40 + self.cfg.syn_option_bytes();
+            syn_ack.opt_mss = self.cfg.mss.min(u16::MAX as u32) as u16;
+            syn_ack.opt_sack_ok = self.cfg.sack && p.opt_sack_ok;
+            syn_ack.opt_wscale = if self.cfg.window_scale {
+                self.cfg.wscale_shift()
+            } else {
+                0xff
+            };
+            self.own_seq = 1;
+            self.stats.acks_sent += 1;
+            ctx.out.push(syn_ack);
+            return;
+        }
+        if !self.established {
+            self.established = true;
+        }
+        let seq_len = p.seq_len();
+        if seq_len == 0 {
+            return; // a pure ACK (handshake completion or the final ACK of our FIN)
+        }
+        self.on_data(p, seq_len, ctx);
+    }
+
+    fn on_data(&mut self, p: &Packet, seq_len: u64, ctx: &mut Ctx) {
+        let (start, end) = (p.seq, p.seq + seq_len);
+        if p.has(flags::FIN) {
+            self.fin_at_seq = Some(p.seq + p.len as u64);
+        }
+        self.stats.data_segments += (p.len > 0) as u64;
+        self.stats.bytes_received += p.len as u64;
+        if p.len > 0 && self.stats.first_data.is_none() {
+            self.stats.first_data = Some(ctx.now);
+        }
+        if start <= self.rcv_nxt {
+            self.ts_recent = p.ts_val;
+        }
+        let immediate;
+        if end <= self.rcv_nxt {
+            self.stats.duplicate_segments += 1;
+            immediate = true;
+        } else if start <= self.rcv_nxt {
+            let before = self.rcv_nxt;
+            self.rcv_nxt = end;
+            let mut filled = false;
+            while let Some(&(s, e)) = self.ooo.first() {
+                if s > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(e);
+                self.ooo.remove(0);
+                filled = true;
+            }
+            self.deliver(before, ctx.now);
+            immediate = filled || !self.ooo.is_empty() || self.stats.fin_at.is_some();
+        } else {
+            self.stats.out_of_order_segments += 1;
+            self.insert_ooo(start, end);
+            immediate = true;
+        }
+        if immediate || self.ack_now_by_policy(p.len as u64, ctx) {
+            self.send_ack(ctx);
+        }
+    }
+
+    /// Count newly in-order bytes (the FIN's sequence number is not data).
+    fn deliver(&mut self, before: u64, now: Time) {
+        let fin_seq = self.fin_seq();
+        let data_end = fin_seq.map_or(self.rcv_nxt, |f| self.rcv_nxt.min(f));
+        self.stats.bytes_delivered += data_end.saturating_sub(before);
+        self.stats.last_data = Some(now);
+        if let Some(f) = fin_seq {
+            if self.rcv_nxt > f && self.stats.fin_at.is_none() {
+                self.stats.fin_at = Some(now);
+            }
+        }
+    }
+
+    fn fin_seq(&self) -> Option<u64> {
+        self.fin_at_seq
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let i = self.ooo.partition_point(|&(_, e)| e < start);
+        let mut s = start;
+        let mut e = end;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((s, e)));
+    }
+
+    /// Delayed-ACK policy for an in-order segment: true to ACK now, else the timer is armed.
+    fn ack_now_by_policy(&mut self, len: u64, ctx: &mut Ctx) -> bool {
+        match self.cfg.delayed_ack {
+            DelayedAck::Off => true,
+            DelayedAck::Every { count, timeout } => {
+                self.unacked_segments += 1;
+                if self.unacked_segments >= count {
+                    return true;
+                }
+                if !self.delack.is_set() {
+                    self.delack
+                        .set(ctx.now + timeout, self.flow, TimerKind::DelAck, ctx.events);
+                }
+                false
+            }
+            DelayedAck::Linux { timeout, .. } => {
+                if self.quickacks_left > 0 {
+                    self.quickacks_left -= 1;
+                    return true;
+                }
+                self.unacked_bytes += len;
+                if self.unacked_bytes > self.cfg.mss as u64 {
+                    return true;
+                }
+                if !self.delack.is_set() {
+                    self.delack
+                        .set(ctx.now + timeout, self.flow, TimerKind::DelAck, ctx.events);
+                }
+                false
+            }
+        }
+    }
+
+    /// Handle the delayed-ACK timer.
+    pub fn on_timer(&mut self, ctx: &mut Ctx) {
+        if self
+            .delack
+            .fire(ctx.now, self.flow, TimerKind::DelAck, ctx.events)
+        {
+            self.send_ack(ctx);
+        }
+    }
+}

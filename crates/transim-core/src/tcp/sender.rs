@@ -1,0 +1,682 @@
+//! The TCP sender: active open, segmentation, the send test (cwnd, rwnd, Nagle, Limited
+//! Transmit), RTT sampling and the RTO, and the Tahoe / Reno / NewReno loss-recovery variants.
+//!
+//! Sequence numbers are 64-bit byte offsets: the SYN is 0, data bytes are 1..=N, a FIN is N+1.
+
+use super::cc::{AckInfo, Cc, CongestionControl, Window};
+use super::config::{CwndUnit, HalvingBase, Nagle, Recovery, TcpConfig};
+use super::rtt::RttEstimator;
+use super::timer::Timer;
+use super::Ctx;
+use crate::net::packet::flags;
+use crate::net::Packet;
+use crate::sim::events::TimerKind;
+use crate::sim::{Time, MILLISECOND, SECOND};
+use crate::trace::FlowTrace;
+use std::collections::VecDeque;
+
+/// Connection state of the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderState {
+    /// Not started.
+    Closed,
+    /// SYN sent, waiting for SYN-ACK.
+    SynSent,
+    /// Data transfer.
+    Established,
+    /// All data and the FIN acknowledged.
+    Done,
+}
+
+/// Why a segment is being retransmitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RtxKind {
+    Fast,
+    Timeout,
+}
+
+/// A segment sent and not yet fully acknowledged.
+#[derive(Clone, Copy, Debug)]
+struct SentSeg {
+    start: u64,
+    end: u64,
+    sent: Time,
+    index: u32,
+    tx: u16,
+    retx: bool,
+}
+
+/// Sender counters.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    /// All segments sent (SYN, pure ACKs, data, FIN).
+    pub segments_sent: u64,
+    /// Segments carrying data (incl. retransmissions).
+    pub data_segments_sent: u64,
+    /// Payload bytes sent (incl. retransmissions).
+    pub data_bytes_sent: u64,
+    /// Segments retransmitted by fast retransmit / recovery.
+    pub rtx_fast: u64,
+    /// Segments retransmitted after a timeout.
+    pub rtx_timeout: u64,
+    /// Retransmission timeouts (excluding SYN).
+    pub timeouts: u64,
+    /// SYN retransmissions.
+    pub syn_retries: u64,
+    /// Fast-retransmit events (entries into loss recovery).
+    pub fast_retransmits: u64,
+    /// Duplicate ACKs received.
+    pub dupacks: u64,
+    /// Time the connection was established.
+    pub established_at: Option<Time>,
+    /// Time the last data byte and the FIN were acknowledged.
+    pub all_acked_at: Option<Time>,
+}
+
+/// Timestamp clock tick (1 ms, as Linux at HZ=1000).
+const TS_TICK: Time = MILLISECOND;
+
+/// The sending half of a connection.
+pub struct TcpSender {
+    /// Configuration.
+    pub cfg: TcpConfig,
+    flow: u32,
+    node: u32,
+    peer: u32,
+    /// State.
+    pub state: SenderState,
+    syn_sent_at: Time,
+    /// Oldest unacknowledged sequence number.
+    pub snd_una: u64,
+    /// Next sequence number to send.
+    pub snd_nxt: u64,
+    /// One past the highest sequence number sent.
+    pub snd_max: u64,
+    /// One past the last data byte the application will write (u64::MAX/2 for bulk).
+    app_end: u64,
+    finite: bool,
+    /// Window state.
+    pub win: Window,
+    /// Congestion control.
+    pub cc: Cc,
+    rwnd: u64,
+    dupacks: u32,
+    lt_segments: u32,
+    in_recovery: bool,
+    recover: u64,
+    partial_seen: bool,
+    gbn: Option<RtxKind>,
+    rtx: VecDeque<SentSeg>,
+    /// RTT estimator and RTO.
+    pub rtt: RttEstimator,
+    rto_timer: Timer,
+    snd_sml: u64,
+    next_index: u32,
+    /// Counters.
+    pub stats: SenderStats,
+    /// Optional time series.
+    pub trace: Option<Box<FlowTrace>>,
+}
+
+impl TcpSender {
+    /// A sender for flow `flow` at node `node` talking to `peer`, which will write
+    /// `app_bytes` bytes (None = bulk, always has data).
+    pub fn new(
+        cfg: TcpConfig,
+        flow: u32,
+        node: u32,
+        peer: u32,
+        app_bytes: Option<u64>,
+        trace: bool,
+    ) -> Self {
+        let mss = cfg.mss;
+        let win = Window {
+            cwnd: cfg.initial_window.bytes(mss),
+            ssthresh: cfg.initial_ssthresh,
+            mss,
+            unit: cfg.cwnd_unit,
+            cnt: 0,
+            max_cwnd: cfg.max_cwnd,
+        };
+        let rtt = RttEstimator::new(
+            cfg.rto_initial,
+            cfg.rto_min,
+            cfg.rto_max,
+            cfg.clock_granularity,
+        );
+        TcpSender {
+            cc: cfg.cc.build(),
+            flow,
+            node,
+            peer,
+            state: SenderState::Closed,
+            syn_sent_at: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_end: app_bytes.map(|b| 1 + b).unwrap_or(u64::MAX / 2),
+            finite: app_bytes.is_some(),
+            win,
+            rwnd: 65_535,
+            dupacks: 0,
+            lt_segments: 0,
+            in_recovery: false,
+            recover: 0,
+            partial_seen: false,
+            gbn: None,
+            rtx: VecDeque::new(),
+            rtt,
+            rto_timer: Timer::default(),
+            snd_sml: 0,
+            next_index: 1,
+            stats: SenderStats::default(),
+            trace: trace.then(Box::default),
+            cfg,
+        }
+    }
+
+    /// Bytes in flight: sent, not acknowledged, not presumed lost by a go-back-N restart.
+    #[inline]
+    pub fn flight(&self) -> u64 {
+        self.snd_nxt.saturating_sub(self.snd_una)
+    }
+
+    /// Segments in flight.
+    #[inline]
+    fn flight_segments(&self) -> u64 {
+        let nxt = self.snd_nxt;
+        self.rtx.partition_point(|s| s.start < nxt) as u64
+    }
+
+    /// True while in fast recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// Payload bytes acknowledged so far.
+    pub fn bytes_acked(&self) -> u64 {
+        self.snd_una.saturating_sub(1).min(self.app_end - 1)
+    }
+
+    /// One past the last byte the application has placed in the send buffer.
+    #[inline]
+    fn data_end(&self) -> u64 {
+        match self.cfg.snd_buf {
+            Some(b) => self.app_end.min(self.snd_una.max(1) + b),
+            None => self.app_end,
+        }
+    }
+
+    fn header_bytes(&self, syn: bool) -> u32 {
+        40 + if syn {
+            self.cfg.syn_option_bytes()
+        } else {
+            self.cfg.option_bytes()
+        }
+    }
+
+    fn base_packet(&self, ctx: &mut Ctx) -> Packet {
+        *ctx.next_uid += 1;
+        Packet {
+            uid: *ctx.next_uid,
+            flow: self.flow,
+            src: self.node,
+            dst: self.peer,
+            from_sender: true,
+            wnd: self.cfg.rcv_buf.min(u32::MAX as u64) as u32,
+            ts_val: if self.cfg.timestamps {
+                (ctx.now / TS_TICK) as u32
+            } else {
+                0
+            },
+            opt_wscale: 0xff,
+            ..Default::default()
+        }
+    }
+
+    /// Open the connection: send the SYN.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.state = SenderState::SynSent;
+        self.send_syn(ctx);
+    }
+
+    fn send_syn(&mut self, ctx: &mut Ctx) {
+        let mut p = self.base_packet(ctx);
+        p.flags = flags::SYN;
+        p.seq = 0;
+        p.wire = self.header_bytes(true);
+        p.opt_mss = self.cfg.mss.min(u16::MAX as u32) as u16;
+        p.opt_sack_ok = self.cfg.sack;
+        p.opt_wscale = if self.cfg.window_scale {
+            self.cfg.wscale_shift()
+        } else {
+            0xff
+        };
+        self.syn_sent_at = ctx.now;
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        self.stats.segments_sent += 1;
+        self.rto_timer.set(
+            ctx.now + self.rtt.rto(),
+            self.flow,
+            TimerKind::Rto,
+            ctx.events,
+        );
+        ctx.out.push(p);
+    }
+
+    /// Handle a packet from the receiver.
+    pub fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) {
+        match self.state {
+            SenderState::SynSent if p.has(flags::SYN) && p.has(flags::ACK) && p.ack == 1 => {
+                self.on_syn_ack(p, ctx)
+            }
+            SenderState::Established => {
+                if p.has(flags::SYN) {
+                    self.send_pure_ack(1, ctx); // our handshake ACK was lost
+                    return;
+                }
+                self.on_ack(p, ctx);
+            }
+            SenderState::Done if p.has(flags::FIN) => self.send_pure_ack(p.seq + 1, ctx),
+            _ => {}
+        }
+    }
+
+    fn on_syn_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if self.stats.syn_retries == 0 {
+            self.rtt.sample(ctx.now - self.syn_sent_at);
+        } else {
+            // RFC 6298 §5.7 and RFC 3390: SYN was lost ⇒ RTO 3 s and IW of one segment.
+            self.rtt.reset_after_syn_loss(3 * SECOND);
+            self.win.cwnd = self.win.mss as u64;
+        }
+        self.rwnd = p.wnd as u64;
+        self.state = SenderState::Established;
+        self.stats.established_at = Some(ctx.now);
+        self.snd_una = 1;
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        self.recover = 1;
+        self.rto_timer.cancel();
+        self.send_pure_ack(1, ctx);
+        self.try_send(ctx);
+        self.record(ctx.now);
+    }
+
+    fn send_pure_ack(&mut self, ack: u64, ctx: &mut Ctx) {
+        let mut p = self.base_packet(ctx);
+        p.flags = flags::ACK;
+        p.seq = self.snd_nxt;
+        p.ack = ack;
+        p.wire = self.header_bytes(false);
+        self.stats.segments_sent += 1;
+        ctx.out.push(p);
+    }
+
+    /// Whether the congestion window (plus Limited Transmit allowance) admits `len` more bytes.
+    #[inline]
+    fn cwnd_allows(&self, len: u64) -> bool {
+        let lt = self.lt_segments as u64;
+        match self.cfg.cwnd_unit {
+            CwndUnit::Bytes => self.flight() + len <= self.win.cwnd + lt * self.win.mss as u64,
+            CwndUnit::Packets => self.flight_segments() < self.win.segments() + lt,
+        }
+    }
+
+    /// Nagle's test for a sub-MSS segment of new data.
+    #[inline]
+    fn nagle_holds(&self) -> bool {
+        match self.cfg.nagle {
+            Nagle::Off => false,
+            Nagle::Rfc896 => self.snd_max > self.snd_una,
+            Nagle::Minshall => self.snd_sml > self.snd_una,
+        }
+    }
+
+    /// Send as much as the windows, Nagle and the application allow.
+    pub fn try_send(&mut self, ctx: &mut Ctx) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        let mss = self.win.mss as u64;
+        loop {
+            let (start, len, fin, kind) = if self.snd_nxt < self.snd_max {
+                // Go-back-N after a timeout (or Tahoe's fast retransmit): resend old segments.
+                let nxt = self.snd_nxt;
+                let i = self.rtx.partition_point(|s| s.end <= nxt);
+                let Some(seg) = self.rtx.get(i) else { break };
+                let fin = self.finite && seg.end == self.app_end + 1;
+                (nxt, seg.end - nxt - fin as u64, fin, self.gbn)
+            } else {
+                let data_end = self.data_end();
+                let avail = data_end.saturating_sub(self.snd_nxt);
+                let len = avail.min(mss);
+                let fin =
+                    self.finite && self.snd_nxt + len == self.app_end && data_end == self.app_end;
+                if len == 0 && (!fin || self.snd_max > self.app_end) {
+                    break;
+                }
+                if len < mss && !fin && self.nagle_holds() {
+                    break;
+                }
+                (self.snd_nxt, len, fin, None)
+            };
+            // Receive window: the segment must fit below snd_una + rwnd.
+            if start + len > self.snd_una + self.rwnd.max(1) {
+                break;
+            }
+            if !self.cwnd_allows(len.max(1)) {
+                break;
+            }
+            self.send_segment(start, len, fin, kind, ctx);
+            self.snd_nxt = start + len + fin as u64;
+            if self.snd_nxt >= self.snd_max {
+                self.gbn = None;
+            }
+        }
+    }
+
+    /// Put one data segment on the wire (new or retransmitted).
+    fn send_segment(
+        &mut self,
+        start: u64,
+        len: u64,
+        fin: bool,
+        rtx: Option<RtxKind>,
+        ctx: &mut Ctx,
+    ) {
+        let end = start + len + fin as u64;
+        let (index, tx) = if start >= self.snd_max {
+            let index = self.next_index;
+            self.next_index += 1;
+            self.rtx.push_back(SentSeg {
+                start,
+                end,
+                sent: ctx.now,
+                index,
+                tx: 1,
+                retx: false,
+            });
+            (index, 1)
+        } else {
+            let i = self.rtx.partition_point(|s| s.end <= start);
+            let seg = &mut self.rtx[i];
+            seg.tx = seg.tx.saturating_add(1);
+            seg.retx = true;
+            seg.sent = ctx.now;
+            match rtx {
+                Some(RtxKind::Timeout) => self.stats.rtx_timeout += 1,
+                _ => self.stats.rtx_fast += 1,
+            }
+            (seg.index, seg.tx)
+        };
+        let mut p = self.base_packet(ctx);
+        p.flags = flags::ACK | if fin { flags::FIN } else { 0 };
+        if start + len == self.data_end() {
+            p.flags |= flags::PSH;
+        }
+        p.seq = start;
+        p.ack = 1;
+        p.len = len as u32;
+        p.wire = self.header_bytes(false) + len as u32;
+        p.seg_index = index;
+        p.tx_count = tx;
+        if len < self.win.mss as u64 {
+            self.snd_sml = end;
+        }
+        self.snd_max = self.snd_max.max(end);
+        self.stats.segments_sent += 1;
+        self.stats.data_segments_sent += (len > 0) as u64;
+        self.stats.data_bytes_sent += len;
+        if !self.rto_timer.is_set() {
+            self.rto_timer.set(
+                ctx.now + self.rtt.rto(),
+                self.flow,
+                TimerKind::Rto,
+                ctx.events,
+            );
+        }
+        ctx.out.push(p);
+    }
+
+    /// Retransmit the segment starting at snd_una (fast retransmit, NewReno partial ACK).
+    fn retransmit_first(&mut self, ctx: &mut Ctx) {
+        if let Some(seg) = self.rtx.front().copied() {
+            let fin = self.finite && seg.end == self.app_end + 1;
+            let start = seg.start.max(self.snd_una);
+            self.send_segment(
+                start,
+                seg.end - start - fin as u64,
+                fin,
+                Some(RtxKind::Fast),
+                ctx,
+            );
+        }
+    }
+
+    fn restart_rto(&mut self, ctx: &mut Ctx) {
+        self.rto_timer.set(
+            ctx.now + self.rtt.rto(),
+            self.flow,
+            TimerKind::Rto,
+            ctx.events,
+        );
+    }
+
+    fn on_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if p.ack > self.snd_max {
+            return; // acknowledges data never sent
+        }
+        self.rwnd = p.wnd as u64;
+        if p.ack > self.snd_una {
+            self.on_new_ack(p, ctx);
+        } else if p.ack == self.snd_una
+            && p.len == 0
+            && !p.has(flags::FIN)
+            && self.snd_max > self.snd_una
+        {
+            self.on_dupack(ctx);
+        } else {
+            self.try_send(ctx); // window update
+        }
+        self.record(ctx.now);
+    }
+
+    fn on_new_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+        let ack = p.ack;
+        let flight_before = self.flight();
+        let acked_data = ack.min(self.app_end) - self.snd_una.min(self.app_end);
+        let mut any_retx = false;
+        let mut newest_sent = None;
+        while let Some(seg) = self.rtx.front_mut() {
+            if seg.end <= ack {
+                any_retx |= seg.retx;
+                newest_sent = Some(seg.sent);
+                self.rtx.pop_front();
+            } else {
+                if seg.start < ack {
+                    any_retx |= seg.retx;
+                    seg.start = ack;
+                }
+                break;
+            }
+        }
+        // RTT sample (Karn: never from a retransmitted segment; with timestamps the echo
+        // disambiguates).
+        let sample = match newest_sent {
+            Some(t) if !any_retx => Some(ctx.now - t),
+            _ if self.cfg.timestamps && p.ts_ecr != 0 => {
+                let now_ticks = (ctx.now / TS_TICK) as u32;
+                Some(now_ticks.wrapping_sub(p.ts_ecr) as Time * TS_TICK)
+            }
+            _ => None,
+        };
+        if let Some(r) = sample {
+            self.rtt.sample(r.max(1));
+        }
+        self.snd_una = ack;
+        if self.snd_nxt < ack {
+            self.snd_nxt = ack;
+        }
+        self.dupacks = 0;
+        self.lt_segments = 0;
+        let mss = self.win.mss as u64;
+        let mut restart_timer = true;
+        if self.in_recovery {
+            match self.cfg.recovery {
+                Recovery::NewReno if ack < self.recover => {
+                    // Partial ACK: retransmit the next hole, deflate by the amount acked and
+                    // add back one segment if at least one was acked (RFC 6582 §3.2 step 5).
+                    self.retransmit_first(ctx);
+                    self.win.cwnd = self.win.cwnd.saturating_sub(acked_data).max(mss);
+                    if acked_data >= mss {
+                        self.win.cwnd += mss;
+                    }
+                    restart_timer = !self.partial_seen; // "Impatient" variant
+                    self.partial_seen = true;
+                }
+                Recovery::NewReno => {
+                    let flight = self.snd_max - ack;
+                    self.win.cwnd = self.win.ssthresh.min(flight.max(mss) + mss);
+                    self.in_recovery = false;
+                }
+                _ => {
+                    self.win.cwnd = self.win.ssthresh;
+                    self.in_recovery = false;
+                }
+            }
+        } else {
+            let info = AckInfo {
+                now: ctx.now,
+                acked: acked_data,
+                rtt: sample,
+                srtt: self.rtt.srtt,
+                min_rtt: self.rtt.min_rtt,
+                flight: flight_before,
+            };
+            self.cc.on_ack(&mut self.win, &info);
+        }
+        if self.snd_una >= self.snd_max {
+            self.rto_timer.cancel();
+        } else if restart_timer {
+            self.restart_rto(ctx);
+        }
+        if self.finite && self.snd_una > self.app_end {
+            self.state = SenderState::Done;
+            self.stats.all_acked_at = Some(ctx.now);
+            self.rto_timer.cancel();
+            return;
+        }
+        self.try_send(ctx);
+    }
+
+    fn on_dupack(&mut self, ctx: &mut Ctx) {
+        self.dupacks += 1;
+        self.stats.dupacks += 1;
+        let mss = self.win.mss as u64;
+        if self.in_recovery {
+            self.win.cwnd += mss; // inflation: one segment has left the network
+            self.try_send(ctx);
+            return;
+        }
+        if self.dupacks == self.cfg.dupthresh {
+            // RFC 6582 §3.2 step 1: only if the ACK covers more than `recover`, so one
+            // window's losses cause one reduction (also guards Tahoe after go-back-N).
+            if self.snd_una > self.recover {
+                self.enter_recovery(ctx);
+            }
+        } else if self.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
+            self.lt_segments = self.dupacks.min(2);
+            self.try_send(ctx);
+        }
+    }
+
+    fn reduction_base(&self) -> u64 {
+        match self.cfg.halving_base {
+            HalvingBase::Flight => self.flight(),
+            HalvingBase::Window => self.win.cwnd.min(self.rwnd),
+        }
+    }
+
+    fn enter_recovery(&mut self, ctx: &mut Ctx) {
+        self.stats.fast_retransmits += 1;
+        self.lt_segments = 0;
+        self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, self.reduction_base());
+        self.recover = self.snd_max;
+        let mss = self.win.mss as u64;
+        match self.cfg.recovery {
+            Recovery::Tahoe => {
+                self.win.cwnd = mss;
+                self.win.cnt = 0;
+                self.snd_nxt = self.snd_una;
+                self.gbn = Some(RtxKind::Fast);
+                self.restart_rto(ctx);
+                self.try_send(ctx);
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                self.retransmit_first(ctx);
+                self.win.cwnd = self.win.ssthresh + 3 * mss;
+                self.in_recovery = true;
+                self.partial_seen = false;
+                self.restart_rto(ctx);
+                self.try_send(ctx);
+            }
+        }
+    }
+
+    /// Handle the retransmission timer.
+    pub fn on_timer(&mut self, ctx: &mut Ctx) {
+        if !self
+            .rto_timer
+            .fire(ctx.now, self.flow, TimerKind::Rto, ctx.events)
+        {
+            return;
+        }
+        match self.state {
+            SenderState::SynSent => {
+                self.stats.syn_retries += 1;
+                self.rtt.back_off();
+                self.send_syn(ctx);
+            }
+            SenderState::Established if self.snd_max > self.snd_una => {
+                self.stats.timeouts += 1;
+                let mss = self.win.mss as u64;
+                if self.rtt.backoff == 0 {
+                    // RFC 5681 eq. 4; a repeated timeout of the same data keeps ssthresh.
+                    self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, self.reduction_base());
+                }
+                self.win.cwnd = mss;
+                self.win.cnt = 0;
+                self.cc.on_timeout(&mut self.win);
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.lt_segments = 0;
+                self.recover = self.snd_max;
+                self.snd_nxt = self.snd_una;
+                self.gbn = Some(RtxKind::Timeout);
+                self.rtt.back_off();
+                self.restart_rto(ctx);
+                self.try_send(ctx);
+                self.record(ctx.now);
+            }
+            _ => {}
+        }
+    }
+
+    /// Append a row to the time series, if tracing.
+    #[inline]
+    fn record(&mut self, now: Time) {
+        let flight = self.flight();
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.t.push(now as f64 * 1e-9);
+            tr.cwnd.push(self.win.cwnd as f64);
+            tr.ssthresh.push(self.win.ssthresh.min(1 << 40) as f64);
+            tr.srtt.push(self.rtt.srtt as f64 * 1e-9);
+            tr.rto.push(self.rtt.rto() as f64 * 1e-9);
+            tr.flight.push(flight as f64);
+            tr.snd_max.push(self.snd_max as f64);
+            tr.snd_una.push(self.snd_una as f64);
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Thin PyO3 bindings: hand a scenario (JSON text) to the engine, get back the summary (JSON
+//! text) and the traces as numpy arrays. Scenario errors become `transim.ScenarioError` with
+//! the field path; nothing here knows the schema.
+
+use numpy::IntoPyArray;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use transim_core::trace::FlowTrace;
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyException,
+    "A scenario is invalid: args are (message, path, detail)."
+);
+
+fn parse_json(text: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| {
+        ScenarioError::new_err((format!("not valid JSON: {e}"), String::new(), e.to_string()))
+    })
+}
+
+fn scenario_err(e: transim_core::ScenarioError) -> PyErr {
+    ScenarioError::new_err((e.to_string(), e.path, e.message))
+}
+
+/// Check a scenario; returns the normalised scenario as JSON text.
+#[pyfunction]
+fn validate(scenario_json: &str) -> PyResult<String> {
+    let v = parse_json(scenario_json)?;
+    let sc = transim_core::validate_value(v).map_err(scenario_err)?;
+    serde_json::to_string(&sc).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+fn flow_trace_dict<'py>(py: Python<'py>, tr: FlowTrace) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let FlowTrace {
+        t,
+        cwnd,
+        ssthresh,
+        srtt,
+        rto,
+        flight,
+        snd_max,
+        snd_una,
+    } = tr;
+    for (name, col) in FlowTrace::COLUMNS
+        .iter()
+        .zip([t, cwnd, ssthresh, srtt, rto, flight, snd_max, snd_una])
+    {
+        d.set_item(*name, col.into_pyarray(py))?;
+    }
+    Ok(d)
+}
+
+/// Run a scenario. Returns a dict: `result` (JSON text of the summary), `flow_traces` (a list
+/// with a dict of numpy arrays or None per flow) and `packet_trace` (a dict of numpy arrays or
+/// None).
+#[pyfunction]
+fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let v = parse_json(scenario_json)?;
+    let out = py
+        .detach(|| transim_core::run_value(v))
+        .map_err(|e| match e {
+            transim_core::Error::Scenario(s) => scenario_err(s),
+            transim_core::Error::Engine(m) => {
+                PyRuntimeError::new_err(format!("internal engine error (please report): {m}"))
+            }
+        })?;
+    let d = PyDict::new(py);
+    let text =
+        serde_json::to_string(&out.result).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    d.set_item("result", text)?;
+    let traces: Vec<Option<Bound<'py, PyDict>>> = out
+        .flow_traces
+        .into_iter()
+        .map(|t| t.map(|t| flow_trace_dict(py, t)).transpose())
+        .collect::<PyResult<_>>()?;
+    d.set_item("flow_traces", traces)?;
+    match out.packet_trace {
+        Some(p) => {
+            let pd = PyDict::new(py);
+            pd.set_item("t", p.t.into_pyarray(py))?;
+            pd.set_item("kind", p.kind.into_pyarray(py))?;
+            pd.set_item("flow", p.flow.into_pyarray(py))?;
+            pd.set_item("from_sender", p.from_sender.into_pyarray(py))?;
+            pd.set_item("seq", p.seq.into_pyarray(py))?;
+            pd.set_item("ack", p.ack.into_pyarray(py))?;
+            pd.set_item("len", p.len.into_pyarray(py))?;
+            pd.set_item("tx", p.tx.into_pyarray(py))?;
+            pd.set_item("link", p.link.into_pyarray(py))?;
+            pd.set_item("cause", p.cause.into_pyarray(py))?;
+            d.set_item("packet_trace", pd)?;
+        }
+        None => d.set_item("packet_trace", py.None())?,
+    }
+    Ok(d)
+}
+
+/// Stationary loss rate, mean loss-burst length, bad-state probability and mean bad sojourn of
+/// a Gilbert–Elliott chain.
+#[pyfunction]
+fn gilbert_elliott_stats(
+    py: Python<'_>,
+    p_gb: f64,
+    p_bg: f64,
+    loss_good: f64,
+    loss_bad: f64,
+) -> PyResult<Bound<'_, PyDict>> {
+    let s = transim_core::net::loss::gilbert_elliott_stats(p_gb, p_bg, loss_good, loss_bad);
+    let d = PyDict::new(py);
+    d.set_item("loss_rate", s.loss_rate)?;
+    d.set_item("mean_burst", s.mean_burst)?;
+    d.set_item("pi_bad", s.pi_bad)?;
+    d.set_item("mean_bad_sojourn", s.mean_bad_sojourn)?;
+    Ok(d)
+}
+
+/// The congestion-control names the engine knows.
+#[pyfunction]
+fn congestion_controls() -> Vec<&'static str> {
+    transim_core::tcp::cc::CcKind::ALL
+        .iter()
+        .map(|(n, _)| *n)
+        .collect()
+}
+
+/// The native module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(gilbert_elliott_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,53 @@
+"""transim — a fast, exact, packet-level simulator and lab for transport protocols.
+
+    >>> import transim
+    >>> r = transim.run("scenarios/dumbbell.toml", overrides=["tcp.cc=reno"])
+    >>> r.flow(0)["goodput_bps"]
+
+A scenario is a dict, a path to a TOML file, or TOML text. Errors in it raise
+:class:`ScenarioError` with the field path (``err.path``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from . import _core
+from .result import Result
+from .scenario import ScenarioError, ScenarioLike, prepare, to_json, validate
+
+__all__ = ["run", "validate", "Result", "ScenarioError", "__version__", "congestion_controls"]
+__version__: str = _core.__version__
+
+
+def run(
+    scenario: ScenarioLike,
+    overrides: list[str] | None = None,
+    seed: int | None = None,
+    trace_flows: bool | None = None,
+    trace_packets: bool | None = None,
+) -> Result:
+    """Run a scenario and return its :class:`Result`.
+
+    ``overrides`` are ``key.path=value`` assignments (as ``--set`` on the command line);
+    ``seed`` replaces the scenario's seed; ``trace_flows``/``trace_packets`` switch on the
+    per-flow time series and the per-packet event log.
+    """
+    doc, source = prepare(scenario, overrides, seed)
+    if trace_flows is not None or trace_packets is not None:
+        tr = doc.setdefault("trace", {})
+        if trace_flows is not None:
+            tr["flows"] = trace_flows
+        if trace_packets is not None:
+            tr["packets"] = trace_packets
+    try:
+        raw = _core.run(to_json(doc))
+    except _core.ScenarioError as e:
+        message, path, detail = e.args
+        raise ScenarioError(message, path=path, detail=detail, source=source) from None
+    return Result(json.loads(raw["result"]), raw["flow_traces"], raw["packet_trace"], doc)
+
+
+def congestion_controls() -> list[str]:
+    """Names accepted by ``tcp.cc``."""
+    return list(_core.congestion_controls())

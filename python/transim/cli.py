@@ -1,0 +1,122 @@
+"""The ``transim`` command line: run, validate, bench, report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import __version__, run
+from .scenario import ScenarioError, validate
+
+
+def _scenario_stem(path: str) -> str:
+    return Path(path).stem
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    plot = args.plot is not None
+    result = run(
+        args.scenario,
+        overrides=args.set,
+        seed=args.seed,
+        trace_flows=True if plot or args.trace else None,
+        trace_packets=True if plot or args.trace else None,
+    )
+    if not args.quiet:
+        print(result.table())
+    out = Path(args.out) if args.out else Path("out") / _scenario_stem(args.scenario)
+    written = result.write(out)
+    if plot:
+        from .plots import plot_cwnd, plot_sequence
+
+        fmt = args.plot
+        written.append(plot_cwnd(result, out / f"cwnd.{fmt}"))
+        for i in range(len(result.flows)):
+            written.append(plot_sequence(result, out / f"sequence_flow{i}.{fmt}", flow=i))
+    if not args.quiet:
+        print(f"\nwrote {len(written)} files to {out}/: " + ", ".join(p.name for p in written))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    doc = validate(args.scenario, args.set)
+    flows = len(doc["flows"])
+    print(
+        f"ok: {args.scenario}: {doc['topology']['kind']} topology, {flows} flow"
+        f"{'s' if flows != 1 else ''}, duration {doc['duration']}, seed {doc['seed']}"
+    )
+    if args.show:
+        print(json.dumps(doc, indent=2))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import main as bench_main
+
+    return bench_main(args)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import main as report_main
+
+    return report_main(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="transim",
+        description="transim: a fast, exact, packet-level transport-protocol simulator",
+    )
+    p.add_argument("--version", action="version", version=f"transim {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run a scenario file and print its summary")
+    r.add_argument("scenario", help="scenario TOML file")
+    r.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE",
+                   help="override a scenario field, e.g. --set tcp.cc=reno (repeatable)")
+    r.add_argument("--seed", type=int, help="replace the scenario's seed")
+    r.add_argument("--out", help="directory for results (default: out/<scenario name>)")
+    r.add_argument("--plot", nargs="?", const="png", choices=["png", "svg"],
+                   help="also draw cwnd and sequence plots (png by default)")
+    r.add_argument("--trace", action="store_true", help="save per-flow and per-packet traces")
+    r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser("validate", help="check a scenario file without running it")
+    v.add_argument("scenario")
+    v.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    v.add_argument("--show", action="store_true", help="print the normalised scenario")
+    v.set_defaults(func=cmd_validate)
+
+    b = sub.add_parser("bench", help="run the performance benchmarks B1-B3")
+    b.add_argument("--only", default="B1,B2,B3", help="comma-separated benchmark names")
+    b.add_argument("--repeat", type=int, default=3, help="runs per benchmark (median reported)")
+    b.add_argument("--json", help="also write the table as JSON to this file")
+    b.set_defaults(func=cmd_bench)
+
+    rep = sub.add_parser("report", help="the main job: run the examples, write summaries and plots")
+    rep.add_argument("--out", default="out/report", help="output directory")
+    rep.add_argument("--scale", choices=["quick", "paper"], default="quick")
+    rep.set_defaults(func=cmd_report)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ScenarioError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (OSError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

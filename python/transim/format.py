@@ -1,0 +1,25 @@
+"""Human-readable formatting of rates, times and sizes."""
+
+from __future__ import annotations
+
+
+def fmt_rate(bps: float) -> str:
+    """10e6 → '10.00 Mbps'."""
+    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:.2f} {unit}"
+    return f"{bps:.0f} bps"
+
+
+def fmt_time(s: float) -> str:
+    """0.0123 → '12.30 ms'."""
+    if s >= 1:
+        return f"{s:.3f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s * 1e6:.1f} us"
+
+
+def fmt_count(n: float) -> str:
+    """1234567 → '1,234,567'."""
+    return f"{n:,.0f}"

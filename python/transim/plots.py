@@ -1,0 +1,68 @@
+"""Figures: congestion window vs time and sequence number vs time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from .result import Result  # noqa: E402
+
+
+def plot_cwnd(result: Result, path: Path, title: str | None = None) -> Path:
+    """cwnd and ssthresh (in segments) vs time for every traced flow."""
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    for i, tr in enumerate(result.flow_traces):
+        if tr is None or len(tr["t"]) == 0:
+            continue
+        f = result.flows[i]
+        mss = f["mss"]
+        (line,) = ax.step(tr["t"], tr["cwnd"] / mss, where="post", lw=1.1, label=f"{f['name']} cwnd")
+        ss = np.where(tr["ssthresh"] >= 2**40, np.nan, tr["ssthresh"] / mss)
+        ax.step(tr["t"], ss, where="post", lw=0.8, ls="--", color=line.get_color(),
+                label=f"{f['name']} ssthresh")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("segments")
+    ax.set_title(title or f"{result.summary['name']}: congestion window")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+    return path
+
+
+def plot_sequence(result: Result, path: Path, flow: int = 0, title: str | None = None) -> Path:
+    """Sequence number vs time for one flow: segments sent (retransmissions highlighted),
+    drops, and the cumulative ACK as it reaches the sender."""
+    pt = result.packet_trace
+    if pt is None:
+        raise ValueError("sequence plots need the packet trace (run with trace_packets=True)")
+    mss = result.flows[flow]["mss"]
+    sel = pt["flow"] == flow
+    data = sel & (pt["from_sender"] == 1) & (pt["len"] > 0)
+    send = data & (pt["kind"] == 0)
+    drop = data & (pt["kind"] == 2)
+    acks = sel & (pt["from_sender"] == 0) & (pt["kind"] == 1)
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    orig = send & (pt["tx"] <= 1)
+    rtx = send & (pt["tx"] > 1)
+    ax.plot(pt["t"][orig], pt["seq"][orig] / mss, ".", ms=2.5, label="sent")
+    ax.plot(pt["t"][rtx], pt["seq"][rtx] / mss, "o", ms=4, mfc="none", color="tab:red",
+            label="retransmitted")
+    ax.plot(pt["t"][drop], pt["seq"][drop] / mss, "x", ms=5, color="black", label="dropped")
+    ax.step(pt["t"][acks], pt["ack"][acks] / mss, where="post", lw=0.8, color="tab:green",
+            label="cumulative ACK at sender")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("sequence number (segments)")
+    ax.set_title(title or f"{result.summary['name']}: {result.flows[flow]['name']} sequence")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+    return path

@@ -1,0 +1,138 @@
+"""The result of one run: summaries per flow and per link, plus optional numpy traces."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .format import fmt_rate, fmt_time
+
+
+class Result:
+    """Summary and traces of one run.
+
+    ``flows`` and ``links`` are lists of dicts (see the README for the fields);
+    ``flow_traces[i]`` is None or a dict of numpy arrays (t, cwnd, ssthresh, srtt, rto, flight,
+    snd_max, snd_una); ``packet_trace`` is None or a dict of numpy arrays (t, kind, flow,
+    from_sender, seq, ack, len, tx, link, cause).
+    """
+
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        flow_traces: list[dict[str, np.ndarray] | None],
+        packet_trace: dict[str, np.ndarray] | None,
+        scenario: dict[str, Any],
+    ) -> None:
+        self.summary = summary
+        self.flow_traces = flow_traces
+        self.packet_trace = packet_trace
+        self.scenario = scenario
+
+    @property
+    def flows(self) -> list[dict[str, Any]]:
+        return self.summary["flows"]
+
+    @property
+    def links(self) -> list[dict[str, Any]]:
+        return self.summary["links"]
+
+    def flow(self, key: int | str = 0) -> dict[str, Any]:
+        """A flow's summary by index or name."""
+        if isinstance(key, int):
+            return self.flows[key]
+        for f in self.flows:
+            if f["name"] == key:
+                return f
+        raise KeyError(f"no flow named {key!r}; flows are {[f['name'] for f in self.flows]}")
+
+    def link(self, name: str) -> dict[str, Any]:
+        """A link direction's summary by name ("r1->r2")."""
+        for link in self.links:
+            if link["name"] == name:
+                return link
+        raise KeyError(f"no link {name!r}; links are {[x['name'] for x in self.links]}")
+
+    def table(self) -> str:
+        """A plain-text summary table."""
+        s = self.summary
+        lines = [
+            f"scenario {s['name']!r}  seed {s['seed']}  simulated {s['simulated_time']:.3f} s  "
+            f"events {s['events']:,}",
+            "",
+        ]
+        head = (
+            f"{'flow':<10} {'cc':<9} {'recovery':<8} {'goodput':>11} {'completion':>10} "
+            f"{'sent':>8} {'rtx':>6} {'fast':>5} {'RTOs':>5} {'drops':>6} {'srtt':>9}"
+        )
+        lines += [head, "-" * len(head)]
+        for f in self.flows:
+            done = fmt_time(f["completion_time"]) if f["completion_time"] is not None else "-"
+            drops = sum(f["data_drops"].values())
+            lines.append(
+                f"{f['name']:<10} {f['cc']:<9} {f['recovery']:<8} {fmt_rate(f['goodput_bps']):>11} "
+                f"{done:>10} {f['data_segments_sent']:>8} {f['retransmissions']:>6} "
+                f"{f['fast_retransmits']:>5} {f['timeouts']:>5} {drops:>6} {fmt_time(f['srtt']):>9}"
+            )
+        lines.append("")
+        head = (
+            f"{'link':<10} {'rate':>10} {'util':>6} {'pkts in':>9} {'q drops':>8} "
+            f"{'loss drops':>10} {'mean q':>7} {'max q':>6}"
+        )
+        lines += [head, "-" * len(head)]
+        for x in self.links:
+            if x["packets_in"] == 0:
+                continue
+            lines.append(
+                f"{x['name']:<10} {fmt_rate(x['rate_bps']):>10} {x['utilisation']:>6.1%} "
+                f"{x['packets_in']:>9} {x['drops']['queue']:>8} "
+                f"{x['drops']['loss_model'] + x['drops']['script']:>10} "
+                f"{x['mean_queue_packets']:>7.2f} {x['max_queue_packets']:>6}"
+            )
+        c = s["conservation"]
+        lines.append("")
+        lines.append(
+            f"packets: sent {c['sent']:,} = delivered {c['delivered']:,} + dropped "
+            f"{c['dropped']:,} + in flight {c['in_flight']:,}"
+        )
+        return "\n".join(lines)
+
+    def write(self, out: Path) -> list[Path]:
+        """Write results.json, flows.csv, links.csv (and traces as .npz) into ``out``."""
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        p = out / "results.json"
+        p.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        written.append(p)
+        for name, rows in (("flows.csv", self.flows), ("links.csv", self.links)):
+            p = out / name
+            with p.open("w", newline="", encoding="utf-8") as fh:
+                flat = [_flatten(r) for r in rows]
+                w = csv.DictWriter(fh, fieldnames=list(flat[0].keys()))
+                w.writeheader()
+                w.writerows(flat)
+            written.append(p)
+        for i, tr in enumerate(self.flow_traces):
+            if tr is not None:
+                p = out / f"trace_flow{i}.npz"
+                np.savez_compressed(p, **tr)
+                written.append(p)
+        if self.packet_trace is not None:
+            p = out / "trace_packets.npz"
+            np.savez_compressed(p, **self.packet_trace)
+            written.append(p)
+        return written
+
+
+def _flatten(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for k, v in row.items():
+        if isinstance(v, dict):
+            flat.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            flat[f"{prefix}{k}"] = v
+    return flat

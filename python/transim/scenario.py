@@ -1,0 +1,141 @@
+"""Loading scenarios (TOML files, TOML text or dicts) and applying ``--set`` overrides.
+
+The schema itself lives in the Rust engine; this module only turns text into a dict and
+edits it. Every problem is reported as a :class:`ScenarioError` naming the field path.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from . import _core
+
+
+class ScenarioError(ValueError):
+    """A scenario is invalid. ``path`` names the field (``topology.bottleneck.rate``)."""
+
+    def __init__(self, message: str, path: str = "", detail: str = "", source: str = "") -> None:
+        self.path = path
+        self.detail = detail or message
+        self.source = source
+        super().__init__(f"{source}: {message}" if source else message)
+
+
+ScenarioLike = str | Path | Mapping[str, Any]
+
+
+def load(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
+    """Return (scenario dict, source label) from a dict, a TOML path or TOML text."""
+    if isinstance(scenario, Mapping):
+        return copy.deepcopy(dict(scenario)), "<dict>"
+    if isinstance(scenario, Path) or (
+        isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")
+    ):
+        path = Path(scenario)
+        if not path.is_file():
+            raise ScenarioError(f"no such scenario file: {path}", source=str(path))
+        text, source = path.read_text(encoding="utf-8"), str(path)
+    elif isinstance(scenario, str):
+        text, source = scenario, "<string>"
+    else:
+        raise ScenarioError(
+            f"expected a dict, a path to a .toml file or TOML text, got {type(scenario).__name__}"
+        )
+    try:
+        return tomllib.loads(text), source
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"not valid TOML: {e}", source=source) from None
+
+
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def _split_path(path: str) -> list[str | int]:
+    """``flows[0].app.bytes`` or ``flows.0.app.bytes`` → ['flows', 0, 'app', 'bytes']."""
+    parts: list[str | int] = []
+    for raw in _INDEX.sub(r".\1", path).split("."):
+        if raw == "":
+            raise ScenarioError(f"--set: empty component in key path {path!r}")
+        parts.append(int(raw) if raw.isdigit() else raw)
+    return parts
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value: a TOML literal (number, bool, string, array, inline table) if it
+    parses as one, else the text itself as a string (so ``rate=10Mbps`` works unquoted)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_override(doc: dict[str, Any], assignment: str) -> None:
+    """Apply one ``key.path=value`` assignment in place."""
+    if "=" not in assignment:
+        raise ScenarioError(f"--set expects key.path=value, got {assignment!r}")
+    key, _, value = assignment.partition("=")
+    parts = _split_path(key.strip())
+    node: Any = doc
+    for i, part in enumerate(parts[:-1]):
+        where = ".".join(str(p) for p in parts[: i + 1])
+        if isinstance(part, int):
+            if not isinstance(node, list) or part >= len(node):
+                size = len(node) if isinstance(node, list) else 0
+                raise ScenarioError(
+                    f"--set {key}: index {part} is out of range (the list has {size} items)",
+                    path=where,
+                )
+            node = node[part]
+        else:
+            if not isinstance(node, dict):
+                raise ScenarioError(f"--set {key}: {where} is not a table", path=where)
+            node = node.setdefault(part, {})
+    last = parts[-1]
+    if isinstance(last, int):
+        if not isinstance(node, list) or last >= len(node):
+            raise ScenarioError(f"--set {key}: index {last} is out of range", path=key)
+        node[last] = parse_value(value.strip())
+    else:
+        if not isinstance(node, dict):
+            raise ScenarioError(f"--set {key}: parent of {last!r} is not a table", path=key)
+        node[last] = parse_value(value.strip())
+
+
+def prepare(
+    scenario: ScenarioLike,
+    overrides: list[str] | None = None,
+    seed: int | None = None,
+) -> tuple[dict[str, Any], str]:
+    """Load a scenario, apply overrides and the seed; return (dict, source label)."""
+    doc, source = load(scenario)
+    try:
+        for o in overrides or []:
+            apply_override(doc, o)
+    except ScenarioError as e:
+        e.source = source
+        raise
+    if seed is not None:
+        doc["seed"] = seed
+    return doc, source
+
+
+def to_json(doc: Mapping[str, Any]) -> str:
+    """Serialise for the engine (TOML dates, if any, become strings and are then rejected
+    by the schema with a path)."""
+    return json.dumps(doc, default=str)
+
+
+def validate(scenario: ScenarioLike, overrides: list[str] | None = None) -> dict[str, Any]:
+    """Check a scenario against the engine's schema; return it normalised (units resolved)."""
+    doc, source = prepare(scenario, overrides)
+    try:
+        return json.loads(_core.validate(to_json(doc)))
+    except _core.ScenarioError as e:
+        message, path, detail = e.args
+        raise ScenarioError(message, path=path, detail=detail, source=source) from None
