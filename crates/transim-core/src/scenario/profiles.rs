@@ -62,10 +62,17 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             "got 0; expected at least 1",
         ));
     }
+    let policy = spec.delayed_ack.unwrap_or(d.delayed_ack);
+    // Linux's policy brings its own timer (the 40 ms minimum ATO) unless one is given.
+    let default_timeout = if policy == DelayedAckSpec::Linux {
+        40 * MILLISECOND
+    } else {
+        d.delack_timeout
+    };
     let timeout = spec
         .delayed_ack_timeout
         .map(|x| x.0)
-        .unwrap_or(d.delack_timeout);
+        .unwrap_or(default_timeout);
     if timeout == 0 || timeout > 500 * MILLISECOND {
         return Err(ScenarioError::new(
             format!("{path}.delayed_ack_timeout"),
@@ -75,7 +82,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
     let quickacks = spec
         .quickacks
         .unwrap_or_else(|| (rcv_buf / (2 * mss as u64)).clamp(2, 16) as u32);
-    let delayed_ack = match spec.delayed_ack.unwrap_or(d.delayed_ack) {
+    let delayed_ack = match policy {
         DelayedAckSpec::Off => DelayedAck::Off,
         DelayedAckSpec::On => DelayedAck::Every { count, timeout },
         DelayedAckSpec::Linux => DelayedAck::Linux { timeout, quickacks },

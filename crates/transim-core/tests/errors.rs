@@ -1,0 +1,173 @@
+//! Bad scenarios give one clear error naming the field path, the value and what is allowed.
+
+use serde_json::{json, Value};
+use transim_core::ScenarioError;
+
+fn base() -> Value {
+    json!({
+        "duration": "10s",
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
+        "flows": [{"app": {"kind": "bulk"}}]
+    })
+}
+
+fn err_of(v: Value) -> ScenarioError {
+    transim_core::validate_value(v).expect_err("scenario should be rejected")
+}
+
+fn with(edit: impl FnOnce(&mut Value)) -> ScenarioError {
+    let mut v = base();
+    edit(&mut v);
+    err_of(v)
+}
+
+fn check(e: &ScenarioError, path: &str, needles: &[&str]) {
+    assert_eq!(e.path, path, "{e}");
+    for n in needles {
+        assert!(e.message.contains(n), "{e:?} should mention {n:?}");
+    }
+}
+
+#[test]
+fn the_base_scenario_is_valid() {
+    transim_core::validate_value(base()).unwrap();
+}
+
+#[test]
+fn unknown_keys_are_named() {
+    let e = with(|v| v["durration"] = json!("5s"));
+    check(&e, "durration", &["unknown field `durration`", "duration"]);
+    let e = with(|v| v["topology"]["bottleneck"]["rat"] = json!("1Mbps"));
+    check(
+        &e,
+        "topology.bottleneck.rat",
+        &["unknown field `rat`", "rate"],
+    );
+    let e = with(|v| v["flows"][0]["app"]["byts"] = json!(5));
+    check(&e, "flows[0].app.byts", &["unknown field `byts`"]);
+}
+
+#[test]
+fn wrong_types() {
+    let e = with(|v| v["seed"] = json!("abc"));
+    check(&e, "seed", &["invalid type", "\"abc\""]);
+    let e = with(|v| v["tcp"] = json!({"timestamps": "yes"}));
+    check(&e, "tcp.timestamps", &["invalid type", "boolean"]);
+}
+
+#[test]
+fn impossible_values() {
+    let e = with(|v| v["topology"]["bottleneck"]["delay"] = json!("-5ms"));
+    check(
+        &e,
+        "topology.bottleneck.delay",
+        &["\"-5ms\"", "non-negative duration"],
+    );
+    let e = with(|v| v["topology"]["bottleneck"]["rate"] = json!("0Mbps"));
+    check(
+        &e,
+        "topology.bottleneck.rate",
+        &["\"0Mbps\"", "positive rate"],
+    );
+    let e = with(|v| {
+        v["topology"]["bottleneck"]["forward"] =
+            json!({"loss": {"model": "bernoulli", "p": "150%"}})
+    });
+    check(
+        &e,
+        "topology.bottleneck.forward.loss.p",
+        &["\"150%\"", "between 0 and 1"],
+    );
+    let e = with(|v| v["tcp"] = json!({"mss": 1500}));
+    check(&e, "tcp.mss", &["1500", "MTU 1500", "1460"]);
+    let e = with(|v| v["tcp"] = json!({"mss": 1460, "timestamps": true}));
+    check(&e, "tcp.mss", &["1448", "timestamp"]);
+    let e = with(|v| v["topology"]["bottleneck"]["queue"] = json!(0));
+    check(
+        &e,
+        "topology.bottleneck.queue",
+        &["got 0", "at least one packet"],
+    );
+    let e = with(|v| v["duration"] = json!("0s"));
+    check(&e, "duration", &["positive"]);
+    let e = with(|v| v["flows"][0]["tcp"] = json!({"initial_window": 0}));
+    check(&e, "flows[0].tcp.initial_window", &["got 0", "rfc3390"]);
+}
+
+#[test]
+fn unknown_names_list_the_choices() {
+    let e = with(|v| v["tcp"] = json!({"cc": "foo"}));
+    check(&e, "tcp.cc", &["\"foo\"", "\"reno\""]);
+    let e = with(|v| v["tcp"] = json!({"recovery": "sack9"}));
+    check(&e, "tcp.recovery", &["sack9", "newreno"]);
+    let e = with(|v| v["tcp"] = json!({"profile": "bsd"}));
+    check(&e, "tcp.profile", &["bsd", "linux-2.6"]);
+    let e = with(|v| v["topology"]["kind"] = json!("ring"));
+    check(&e, "topology.kind", &["ring", "dumbbell", "explicit"]);
+}
+
+#[test]
+fn missing_and_misplaced_fields() {
+    let e = err_of(json!({"topology": base()["topology"], "flows": base()["flows"]}));
+    check(&e, "", &["missing field `duration`"]);
+    let e =
+        with(|v| v["topology"]["bottleneck"]["forward"] = json!({"loss": {"model": "bernoulli"}}));
+    check(
+        &e,
+        "topology.bottleneck.forward.loss.p",
+        &["required", "bernoulli"],
+    );
+    let e = with(|v| {
+        v["topology"]["bottleneck"]["forward"] =
+            json!({"loss": {"model": "bernoulli", "p": 0.1, "q": 0.2}})
+    });
+    check(
+        &e,
+        "topology.bottleneck.forward.loss.q",
+        &["not a parameter"],
+    );
+    let e = with(|v| v["flows"] = json!([]));
+    check(&e, "flows", &["at least one flow"]);
+    let e = with(|v| v["flows"][0]["src"] = json!("x"));
+    check(&e, "flows[0].src", &["not allowed", "dumbbell"]);
+    let e = with(|v| v["flows"][0]["app"] = json!({"kind": "finite"}));
+    check(&e, "flows[0].app.bytes", &["required"]);
+}
+
+#[test]
+fn explicit_topology_references() {
+    let explicit = |links: Value, flows: Value| json!({"duration": "1s", "topology": {"kind": "explicit", "nodes": ["a", "b", "c"], "links": links}, "flows": flows});
+    let e = err_of(explicit(
+        json!([{"between": ["a", "z"], "rate": "1Mbps"}]),
+        json!([{"src": "a", "dst": "b"}]),
+    ));
+    check(
+        &e,
+        "topology.links[0].between[1]",
+        &["\"z\"", "\"a\", \"b\", \"c\""],
+    );
+    let e = err_of(explicit(
+        json!([{"between": ["a", "b"], "rate": "1Mbps"}]),
+        json!([{"src": "a", "dst": "c"}]),
+    ));
+    check(&e, "flows[0]", &["no route", "\"a\"", "\"c\""]);
+    let e = err_of(explicit(
+        json!([{"between": ["a", "b"], "rate": "1Mbps", "forward": {"drops": {"segments": [{"flow": 3, "segment": 1}]}}}]),
+        json!([{"src": "a", "dst": "b"}]),
+    ));
+    check(
+        &e,
+        "topology.links[0].forward.drops.segments[0].flow",
+        &["got 3", "below 1"],
+    );
+}
+
+#[test]
+fn errors_display_path_then_message() {
+    let e = with(|v| v["topology"]["bottleneck"]["rate"] = json!("fast"));
+    assert!(
+        e.to_string()
+            .starts_with("topology.bottleneck.rate: got \"fast\"; expected"),
+        "{e}"
+    );
+}
