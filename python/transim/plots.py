@@ -21,7 +21,8 @@ def plot_cwnd(result: Result, path: Path, title: str | None = None) -> Path:
             continue
         f = result.flows[i]
         mss = f["mss"]
-        (line,) = ax.step(tr["t"], tr["cwnd"] / mss, where="post", lw=1.1, label=f"{f['name']} cwnd")
+        label = f"{f['name']} cwnd"
+        (line,) = ax.step(tr["t"], tr["cwnd"] / mss, where="post", lw=1.1, label=label)
         ss = np.where(tr["ssthresh"] >= 2**40, np.nan, tr["ssthresh"] / mss)
         ax.step(tr["t"], ss, where="post", lw=0.8, ls="--", color=line.get_color(),
                 label=f"{f['name']} ssthresh")

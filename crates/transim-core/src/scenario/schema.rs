@@ -349,6 +349,16 @@ pub enum NagleSpec {
     Minshall,
 }
 
+/// NewReno partial-ACK timer rule names.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimerSpec {
+    /// Restart the RTO only on the first partial ACK.
+    Impatient,
+    /// Restart the RTO on every partial ACK.
+    SlowButSteady,
+}
+
 /// Initial window: a number of segments or a rule name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum IwSpec {
@@ -483,6 +493,9 @@ pub struct TcpSpec {
     /// RFC 3042.
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// NewReno: "impatient" (RFC 6582) or "slow_but_steady" (ns-2).
+    #[serde(default)]
+    pub partial_ack_timer: Option<PartialAckTimerSpec>,
     /// Duplicate-ACK threshold.
     #[serde(default)]
     pub dupthresh: Option<u32>,
@@ -533,6 +546,7 @@ impl TcpSpec {
             quickacks,
             nagle,
             limited_transmit,
+            partial_ack_timer,
             dupthresh,
             rto_initial,
             rto_min,

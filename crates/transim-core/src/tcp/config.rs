@@ -93,6 +93,15 @@ pub enum Recovery {
     NewReno,
 }
 
+/// When NewReno restarts the retransmission timer on partial ACKs (RFC 6582 §4.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialAckTimer {
+    /// Only on the first partial ACK of a recovery (RFC 6582's recommendation).
+    Impatient,
+    /// On every partial ACK (Fall & Floyd's NewReno, ns-2).
+    SlowButSteady,
+}
+
 /// What ssthresh halves on a loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HalvingBase {
@@ -141,6 +150,8 @@ pub struct TcpConfig {
     pub nagle: Nagle,
     /// RFC 3042 Limited Transmit.
     pub limited_transmit: bool,
+    /// NewReno's timer rule on partial ACKs.
+    pub partial_ack_timer: PartialAckTimer,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     /// Initial RTO.

@@ -4,7 +4,7 @@
 //! Sequence numbers are 64-bit byte offsets: the SYN is 0, data bytes are 1..=N, a FIN is N+1.
 
 use super::cc::{AckInfo, Cc, CongestionControl, Window};
-use super::config::{CwndUnit, HalvingBase, Nagle, Recovery, TcpConfig};
+use super::config::{CwndUnit, HalvingBase, Nagle, PartialAckTimer, Recovery, TcpConfig};
 use super::rtt::RttEstimator;
 use super::timer::Timer;
 use super::Ctx;
@@ -533,7 +533,10 @@ impl TcpSender {
                     if acked_data >= mss {
                         self.win.cwnd += mss;
                     }
-                    restart_timer = !self.partial_seen; // "Impatient" variant
+                    restart_timer = match self.cfg.partial_ack_timer {
+                        PartialAckTimer::Impatient => !self.partial_seen,
+                        PartialAckTimer::SlowButSteady => true,
+                    };
                     self.partial_seen = true;
                 }
                 Recovery::NewReno => {

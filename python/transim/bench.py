@@ -1,0 +1,125 @@
+"""``transim bench``: run the performance benchmarks B1–B3 and compare with ns-3.
+
+Each run happens in a fresh worker process so that its peak memory is its own; the wall time
+measured is the engine run alone (scenario already parsed). The median of the repeats is
+reported with packets simulated per second and the ratio to the ns-3 figures given in the
+engine-foundation issue (ns-3.48, optimized build, same machine kind).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .format import fmt_rate
+
+BENCH_DIR = Path(__file__).resolve().parents[2] / "benches"
+
+# ns-3 NewReno figures: goodput (bit/s), data packets delivered, wall time (s).
+NS3 = {
+    "B1": {"goodput": 0.88e6, "packets": 15_136, "wall": 0.30},
+    "B2": {"goodput": 52.5e6, "packets": 453_557, "wall": 8.6},
+    "B3": {"goodput": 96.3e6, "packets": 830_900, "wall": 21.7, "jain": 0.993},
+}
+
+
+def jain(xs: list[float]) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²)."""
+    s, s2 = sum(xs), sum(x * x for x in xs)
+    return s * s / (len(xs) * s2) if s2 > 0 else 1.0
+
+
+def worker(path: str) -> dict[str, Any]:
+    """Run one benchmark in this process and measure it."""
+    import resource
+
+    from . import _core
+    from .scenario import prepare, to_json
+
+    doc, _ = prepare(path)
+    text = to_json(doc)
+    t0 = time.perf_counter()
+    raw = _core.run(text)
+    wall = time.perf_counter() - t0
+    res = json.loads(raw["result"])
+    flows = res["flows"]
+    goodputs = [f["goodput_bps"] for f in flows]
+    return {
+        "name": res["name"],
+        "wall": wall,
+        "packets": sum(f["data_packets_delivered"] for f in flows),
+        "goodput": sum(goodputs),
+        "jain": jain(goodputs),
+        "events": res["events"],
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "simulated": res["simulated_time"],
+    }
+
+
+def run_one(path: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-m", "transim.bench", "--worker", str(path)],
+        check=True, capture_output=True, text=True,
+    )
+    return json.loads(out.stdout)
+
+
+def main(args: argparse.Namespace) -> int:
+    names = [n.strip().upper() for n in args.only.split(",") if n.strip()]
+    unknown = [n for n in names if n not in NS3]
+    if unknown:
+        print(f"error: unknown benchmark(s) {unknown}; choose from {sorted(NS3)}", file=sys.stderr)
+        return 2
+    rows = []
+    for name in names:
+        path = BENCH_DIR / f"{name.lower()}.toml"
+        runs = []
+        for i in range(args.repeat):
+            print(f"  {name} run {i + 1}/{args.repeat} ...", file=sys.stderr, flush=True)
+            runs.append(run_one(path))
+        med = sorted(runs, key=lambda r: r["wall"])[len(runs) // 2]
+        med["wall_all"] = [r["wall"] for r in runs]
+        med["pps"] = med["packets"] / med["wall"]
+        med["events_per_packet"] = med["events"] / max(med["packets"], 1)
+        med["ns_per_event"] = med["wall"] / max(med["events"], 1) * 1e9
+        ns3 = NS3[name]
+        med["ns3_pps"] = ns3["packets"] / ns3["wall"]
+        med["speedup"] = med["pps"] / med["ns3_pps"]
+        med["stdev_wall"] = statistics.pstdev(med["wall_all"])
+        rows.append(med)
+    print(render(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def render(rows: list[dict[str, Any]]) -> str:
+    head = (
+        f"{'bench':<5} {'goodput':>11} {'ns-3 goodput':>12} {'data pkts':>10} {'ns-3 pkts':>10} "
+        f"{'wall':>8} {'pkts/s':>12} {'ns-3 pkts/s':>11} {'speedup':>8} {'ev/pkt':>6} "
+        f"{'ns/ev':>6} {'peak MB':>8}"
+    )
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        ns3 = NS3[r["name"]]
+        extra = f"  Jain {r['jain']:.3f} (ns-3 {ns3['jain']})" if "jain" in ns3 else ""
+        lines.append(
+            f"{r['name']:<5} {fmt_rate(r['goodput']):>11} {fmt_rate(ns3['goodput']):>12} "
+            f"{r['packets']:>10,} {ns3['packets']:>10,} {r['wall']:>7.3f}s {r['pps']:>12,.0f} "
+            f"{r['ns3_pps']:>11,.0f} {r['speedup']:>7.1f}x {r['events_per_packet']:>6.1f} "
+            f"{r['ns_per_event']:>6.0f} {r['peak_rss_mb']:>8.1f}{extra}"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--worker", required=True)
+    a = ap.parse_args()
+    print(json.dumps(worker(a.worker)))

@@ -1,0 +1,86 @@
+"""The command line as a new user meets it: runs, outputs, and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import transim_cli
+
+
+def test_run_prints_summary_and_writes_results(tmp_path: Path) -> None:
+    p = transim_cli("run", "scenarios/dumbbell.toml", "--out", str(tmp_path), "--plot")
+    assert p.returncode == 0, p.stderr
+    assert "bulk-a" in p.stdout and "goodput" in p.stdout and "r1->r2" in p.stdout
+    summary = json.loads((tmp_path / "results.json").read_text())
+    assert len(summary["flows"]) == 2
+    assert summary["flows"][0]["goodput_bps"] > 1e6
+    for name in ("flows.csv", "links.csv", "cwnd.png", "sequence_flow0.png"):
+        data = (tmp_path / name).read_bytes()
+        assert len(data) > 100, name
+    assert (tmp_path / "cwnd.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_set_overrides_congestion_control_and_recovery(tmp_path: Path) -> None:
+    p = transim_cli("run", "scenarios/dumbbell.toml", "--out", str(tmp_path), "-q",
+                    "--set", "tcp.cc=reno", "--set", "tcp.recovery=tahoe", "--seed", "3")
+    assert p.returncode == 0, p.stderr
+    s = json.loads((tmp_path / "results.json").read_text())
+    assert {f["recovery"] for f in s["flows"]} == {"tahoe"}
+    assert s["seed"] == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--set", "tcp.cc=bogus"], ["tcp.cc", '"bogus"', '"reno"']),
+        (["--set", "topology.bottleneck.rate=0Mbps"], ["bottleneck.rate", "positive rate"]),
+        (["--set", "topology.bottleneck.delay=-1ms"], ["bottleneck.delay", "non-negative"]),
+        (["--set", "tcp.mss=9000"], ["tcp.mss", "MTU"]),
+        (["--set", "topology.bottleneck.forward.loss.p=120%"], ["loss.p", "between 0 and 1"]),
+        (["--set", "tcp.colour=red"], ["tcp.colour", "unknown field"]),
+        (["--set", "flows[5].start=1s"], ["index 5 is out of range"]),
+        (["--set", "nonsense"], ["key.path=value"]),
+    ],
+)
+def test_bad_input_gives_one_clear_error(args: list[str], needles: list[str]) -> None:
+    p = transim_cli("run", "scenarios/dumbbell.toml", "-q", "--out", "/tmp/transim-bad", *args)
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert p.stderr.startswith("error: ")
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    for n in needles:
+        assert n in p.stderr, (n, p.stderr)
+
+
+def test_bad_files(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("duration = \n")
+    p = transim_cli("validate", str(bad))
+    assert p.returncode == 2 and "not valid TOML" in p.stderr and "Traceback" not in p.stderr
+    p = transim_cli("validate", str(tmp_path / "missing.toml"))
+    assert p.returncode == 2 and "no such scenario file" in p.stderr
+
+
+def test_validate_every_example(root: Path) -> None:
+    files = sorted((root / "scenarios").glob("*.toml")) + sorted((root / "benches").glob("*.toml"))
+    assert len(files) >= 8
+    for f in files:
+        p = transim_cli("validate", str(f))
+        assert p.returncode == 0, (f, p.stderr)
+        assert p.stdout.startswith("ok: ")
+
+
+def test_every_example_runs_with_sensible_numbers(tmp_path: Path, root: Path) -> None:
+    for f in sorted((root / "scenarios").glob("*.toml")):
+        p = transim_cli("run", str(f), "-q", "--out", str(tmp_path / f.stem))
+        assert p.returncode == 0, (f, p.stderr)
+        s = json.loads((tmp_path / f.stem / "results.json").read_text())
+        for flow in s["flows"]:
+            bottleneck = min(link["rate_bps"] for link in s["links"] if link["packets_in"])
+            assert 0 < flow["goodput_bps"] <= max(link["rate_bps"] for link in s["links"])
+            assert flow["bytes_delivered"] > 0, (f, flow)
+            assert bottleneck > 0
+        c = s["conservation"]
+        assert c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
