@@ -61,6 +61,10 @@ def test_bad_files(tmp_path: Path) -> None:
     assert p.returncode == 2 and "not valid TOML" in p.stderr and "Traceback" not in p.stderr
     p = transim_cli("validate", str(tmp_path / "missing.toml"))
     assert p.returncode == 2 and "no such scenario file" in p.stderr
+    binary = tmp_path / "scenario.txt"
+    binary.write_bytes(b"\xff\xfe\x00")
+    p = transim_cli("run", str(binary))
+    assert p.returncode == 2 and "cannot read scenario file" in p.stderr, p.stderr
 
 
 def test_validate_every_example(root: Path) -> None:

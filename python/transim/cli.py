@@ -18,7 +18,7 @@ def _scenario_stem(path: str) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     plot = args.plot is not None
     result = run(
-        args.scenario,
+        Path(args.scenario),
         overrides=args.set,
         seed=args.seed,
         trace_flows=True if plot or args.trace else None,
@@ -41,7 +41,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    doc = validate(args.scenario, args.set)
+    doc = validate(Path(args.scenario), args.set)
     flows = len(doc["flows"])
     print(
         f"ok: {args.scenario}: {doc['topology']['kind']} topology, {flows} flow"

@@ -35,13 +35,17 @@ def load(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
     """Return (scenario dict, source label) from a dict, a TOML path or TOML text."""
     if isinstance(scenario, Mapping):
         return copy.deepcopy(dict(scenario)), "<dict>"
+    # A one-line string without "=" cannot be TOML text: it is a path.
     if isinstance(scenario, Path) or (
-        isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")
+        isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
         path = Path(scenario)
         if not path.is_file():
             raise ScenarioError(f"no such scenario file: {path}", source=str(path))
-        text, source = path.read_text(encoding="utf-8"), str(path)
+        try:
+            text, source = path.read_text(encoding="utf-8"), str(path)
+        except (OSError, UnicodeDecodeError) as e:
+            raise ScenarioError(f"cannot read scenario file: {e}", source=str(path)) from None
     elif isinstance(scenario, str):
         text, source = scenario, "<string>"
     else:

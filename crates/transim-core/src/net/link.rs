@@ -78,6 +78,8 @@ pub struct Link {
     busy_until: Time,
     /// Last time the queue integrals were brought up to date.
     stats_t: Time,
+    /// Serialisation times of the two most recent packet sizes (data and ACKs, typically).
+    tx_cache: [(u32, Time); 2],
     /// Counters.
     pub stats: LinkStats,
 }
@@ -113,6 +115,7 @@ impl Link {
             waiting_bytes: 0,
             busy_until: 0,
             stats_t: 0,
+            tx_cache: [(u32::MAX, 0); 2],
             stats: LinkStats::default(),
         }
     }
@@ -134,10 +137,28 @@ impl Link {
 
     #[inline]
     fn integrate(&mut self, t: Time) {
-        let dt = (t - self.stats_t) as u128;
-        self.stats.queue_area += self.waiting.len() as u128 * dt;
-        self.stats.queue_byte_area += self.waiting_bytes as u128 * dt;
+        if !self.waiting.is_empty() {
+            let dt = (t - self.stats_t) as u128;
+            self.stats.queue_area += self.waiting.len() as u128 * dt;
+            self.stats.queue_byte_area += self.waiting_bytes as u128 * dt;
+        }
         self.stats_t = t;
+    }
+
+    /// Serialisation time of `size` bytes, from a two-entry cache.
+    #[inline]
+    fn serialise(&mut self, size: u32) -> Time {
+        if self.tx_cache[0].0 == size {
+            return self.tx_cache[0].1;
+        }
+        if self.tx_cache[1].0 == size {
+            self.tx_cache.swap(0, 1);
+            return self.tx_cache[0].1;
+        }
+        let t = tx_time(size, self.rate_bps);
+        self.tx_cache[1] = self.tx_cache[0];
+        self.tx_cache[0] = (size, t);
+        t
     }
 
     /// Number of packets waiting (not counting the one being transmitted) at `now`.
@@ -177,7 +198,7 @@ impl Link {
             p.lost = Some(DropCause::LossModel);
         }
         let start = if busy { self.busy_until } else { now };
-        let end = start + tx_time(size, self.rate_bps);
+        let end = start + self.serialise(size);
         self.busy_until = end;
         self.stats.busy_ns += end - start;
         if busy {

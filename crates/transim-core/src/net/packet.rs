@@ -88,3 +88,17 @@ impl Packet {
         self.len as u64 + self.has(flags::SYN) as u64 + self.has(flags::FIN) as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn packet_stays_small() {
+        // Packets are moved by value through every queue: keep them within three cache lines.
+        assert!(
+            std::mem::size_of::<super::Packet>() <= 192,
+            "{}",
+            std::mem::size_of::<super::Packet>()
+        );
+        println!("Packet is {} bytes", std::mem::size_of::<super::Packet>());
+    }
+}

@@ -39,7 +39,6 @@ pub struct TcpReceiver {
     flow: u32,
     node: u32,
     peer: u32,
-    established: bool,
     /// Next byte expected.
     pub rcv_nxt: u64,
     /// Out-of-order byte ranges [start, end), sorted and disjoint.
@@ -68,7 +67,6 @@ impl TcpReceiver {
             flow,
             node,
             peer,
-            established: false,
             rcv_nxt: 0,
             ooo: Vec::new(),
             own_seq: 0,
@@ -139,8 +137,12 @@ impl TcpReceiver {
     /// Handle a packet from the sender.
     pub fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) {
         if p.has(flags::SYN) {
-            self.rcv_nxt = p.seq + 1;
-            self.ts_recent = p.ts_val;
+            // A retransmitted SYN may arrive after data (its SYN-ACK was merely slow): answer
+            // it again but never move rcv_nxt back.
+            if self.rcv_nxt == 0 {
+                self.rcv_nxt = p.seq + 1;
+                self.ts_recent = p.ts_val;
+            }
             let mut syn_ack = self.packet(ctx, flags::SYN | flags::ACK);
             syn_ack.seq = 0;
             syn_ack.wire = 40 + self.cfg.syn_option_bytes();
@@ -155,9 +157,6 @@ impl TcpReceiver {
             self.stats.acks_sent += 1;
             ctx.out.push(syn_ack);
             return;
-        }
-        if !self.established {
-            self.established = true;
         }
         let seq_len = p.seq_len();
         if seq_len == 0 {
@@ -278,5 +277,45 @@ impl TcpReceiver {
         {
             self.send_ack(ctx);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::profiles::resolve;
+    use crate::scenario::schema::TcpSpec;
+    use crate::sim::events::EventQueue;
+
+    fn seg(fl: u16, seq: u64, len: u32) -> Packet {
+        Packet {
+            flags: fl,
+            seq,
+            len,
+            from_sender: true,
+            ..Default::default()
+        }
+    }
+
+    /// Transim never reorders a flow's packets, but a receiver must still not rewind when a
+    /// duplicate SYN turns up after data (it answers the SYN again).
+    #[test]
+    fn duplicate_syn_after_data_keeps_rcv_nxt() {
+        let cfg = resolve(&TcpSpec::default(), "tcp").unwrap();
+        let mut r = TcpReceiver::new(cfg, 0, 1, 0);
+        let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+        let mut ctx = Ctx {
+            now: 0,
+            events: &mut ev,
+            out: &mut out,
+            next_uid: &mut uid,
+        };
+        r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
+        r.on_packet(&seg(flags::ACK, 1, 1000), &mut ctx);
+        assert_eq!(r.rcv_nxt, 1001);
+        r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
+        assert_eq!(r.rcv_nxt, 1001);
+        let syn_acks = out.iter().filter(|p| p.has(flags::SYN)).count();
+        assert_eq!(syn_acks, 2);
     }
 }
