@@ -237,3 +237,34 @@ fn linux_quickack_then_delayed() {
     assert_eq!(ack_time(2001), arrivals[1].0);
     assert_eq!(ack_time(3001), arrivals[2].0 + 40 * MS);
 }
+
+/// "Drop packet number i on this link": on A→B the SYN is packet 1, the handshake ACK
+/// packet 2, the first data segment packet 3. Dropping packet 3 removes exactly segment 1's
+/// first transmission.
+#[test]
+fn scripted_drop_by_packet_number() {
+    let out = run(two_node("5s", json!({}), json!({"kind": "finite", "bytes": 5000}), json!({"drops": {"packets": [3]}})));
+    let pt = out.packet_trace.unwrap();
+    let dropped = rows(&pt, |i| pt.kind[i] == 2);
+    assert_eq!(dropped.len(), 1);
+    let d = dropped[0];
+    assert_eq!((pt.seq[d], pt.tx[d], pt.from_sender[d]), (1, 1, 1));
+    assert_eq!(out.result.flows[0].data_drops["script"], 1);
+    assert_eq!(out.result.flows[0].bytes_delivered, 5000);
+}
+
+/// Karn's rule: the ACK that covers a retransmitted segment gives no RTT sample, so srtt is
+/// unchanged across it; with timestamps the echo disambiguates and a sample is taken.
+#[test]
+fn karn_rule_and_timestamps() {
+    let srtt_change_at_recovery_ack = |timestamps: bool| {
+        let fwd = json!({"drops": {"segments": [{"segment": 5}]}});
+        let out = run(two_node("3s", json!({"initial_window": 10, "timestamps": timestamps, "mss": 960}), json!({"kind": "bulk"}), fwd));
+        let tr = out.flow_traces[0].clone().unwrap();
+        // The first row whose cumulative ACK passes segment 5 is the ACK of its retransmission.
+        let k = (0..tr.t.len()).find(|&i| tr.snd_una[i] > 1.0 + 4.0 * 960.0).unwrap();
+        tr.srtt[k] - tr.srtt[k - 1]
+    };
+    assert_eq!(srtt_change_at_recovery_ack(false), 0.0);
+    assert_ne!(srtt_change_at_recovery_ack(true), 0.0);
+}
