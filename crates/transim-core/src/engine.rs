@@ -34,6 +34,12 @@ pub struct Flow {
     pub drops: [u64; 3],
     /// Drops of data-direction packets by cause.
     pub data_drops: [u64; 3],
+    /// Dropped transmissions per data segment not yet repaired (ground truth for N_R).
+    pub unrepaired: std::collections::BTreeMap<u32, u64>,
+    /// Dropped data packets repaired by a retransmission sent in fast recovery (N_R).
+    pub recovered_fast: u64,
+    /// Dropped data packets repaired by a retransmission sent after a timeout.
+    pub recovered_timeout: u64,
 }
 
 /// Packet totals checked at the end of a run.
@@ -181,7 +187,16 @@ impl Simulation {
                 next_uid: &mut self.next_uid,
             };
             if p.from_sender {
-                f.receiver.on_packet(&p, &mut ctx);
+                let fresh = f.receiver.on_packet(&p, &mut ctx);
+                if fresh && !f.unrepaired.is_empty() {
+                    if let Some(n) = f.unrepaired.remove(&p.seg_index) {
+                        if p.after_rto {
+                            f.recovered_timeout += n;
+                        } else {
+                            f.recovered_fast += n;
+                        }
+                    }
+                }
             } else {
                 f.sender.on_packet(&p, &mut ctx);
             }
@@ -208,6 +223,9 @@ impl Simulation {
         f.drops[cause.index()] += 1;
         if p.from_sender {
             f.data_drops[cause.index()] += 1;
+            if p.seg_index != 0 {
+                *f.unrepaired.entry(p.seg_index).or_insert(0) += 1;
+            }
         }
         if let Some(tr) = self.packet_trace.as_mut() {
             record(

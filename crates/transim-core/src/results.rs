@@ -5,7 +5,6 @@ use crate::net::loss::gilbert_elliott_stats;
 use crate::net::{DropCause, LossModel};
 use crate::scenario::units::QueueLimit;
 use crate::sim::{secs, Time};
-use crate::tcp::config::Recovery;
 use crate::trace::{FlowTrace, PacketTrace};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -77,6 +76,14 @@ pub struct FlowResult {
     pub data_drops: Drops,
     /// All drops of this flow (data and ACKs) by cause.
     pub drops: Drops,
+    /// Data packets dropped (all causes): the study's N_D.
+    pub data_packets_dropped: u64,
+    /// Dropped data packets repaired by a fast-recovery retransmission: the study's N_R.
+    pub drops_recovered_fast: u64,
+    /// Dropped data packets repaired by a retransmission after a timeout.
+    pub drops_recovered_timeout: u64,
+    /// Lost retransmissions detected from SACK information (SackPlus).
+    pub lost_retransmissions_detected: u64,
     /// Packets created by both endpoints.
     pub packets_sent: u64,
     /// Packets delivered to endpoints.
@@ -184,12 +191,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             dst: sim.node_names[f.dst as usize].clone(),
             profile: cfg.profile.to_string(),
             cc: s.cc.kind().name().to_string(),
-            recovery: match cfg.recovery {
-                Recovery::Tahoe => "tahoe",
-                Recovery::Reno => "reno",
-                Recovery::NewReno => "newreno",
-            }
-            .to_string(),
+            recovery: cfg.recovery.name().to_string(),
             mss: cfg.mss,
             start: secs(f.start),
             established: s.stats.established_at.map(secs),
@@ -214,6 +216,10 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             syn_retries: s.stats.syn_retries,
             data_drops: drops(&f.data_drops),
             drops: drops(&f.drops),
+            data_packets_dropped: f.data_drops.iter().sum(),
+            drops_recovered_fast: f.recovered_fast,
+            drops_recovered_timeout: f.recovered_timeout,
+            lost_retransmissions_detected: s.stats.lost_retransmissions_detected,
             packets_sent: f.injected,
             packets_delivered: f.delivered,
             final_cwnd: s.win.cwnd,

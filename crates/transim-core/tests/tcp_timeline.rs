@@ -243,7 +243,12 @@ fn linux_quickack_then_delayed() {
 /// first transmission.
 #[test]
 fn scripted_drop_by_packet_number() {
-    let out = run(two_node("5s", json!({}), json!({"kind": "finite", "bytes": 5000}), json!({"drops": {"packets": [3]}})));
+    let out = run(two_node(
+        "5s",
+        json!({}),
+        json!({"kind": "finite", "bytes": 5000}),
+        json!({"drops": {"packets": [3]}}),
+    ));
     let pt = out.packet_trace.unwrap();
     let dropped = rows(&pt, |i| pt.kind[i] == 2);
     assert_eq!(dropped.len(), 1);
@@ -259,10 +264,17 @@ fn scripted_drop_by_packet_number() {
 fn karn_rule_and_timestamps() {
     let srtt_change_at_recovery_ack = |timestamps: bool| {
         let fwd = json!({"drops": {"segments": [{"segment": 5}]}});
-        let out = run(two_node("3s", json!({"initial_window": 10, "timestamps": timestamps, "mss": 960}), json!({"kind": "bulk"}), fwd));
+        let out = run(two_node(
+            "3s",
+            json!({"initial_window": 10, "timestamps": timestamps, "mss": 960}),
+            json!({"kind": "bulk"}),
+            fwd,
+        ));
         let tr = out.flow_traces[0].clone().unwrap();
         // The first row whose cumulative ACK passes segment 5 is the ACK of its retransmission.
-        let k = (0..tr.t.len()).find(|&i| tr.snd_una[i] > 1.0 + 4.0 * 960.0).unwrap();
+        let k = (0..tr.t.len())
+            .find(|&i| tr.snd_una[i] > 1.0 + 4.0 * 960.0)
+            .unwrap();
         tr.srtt[k] - tr.srtt[k - 1]
     };
     assert_eq!(srtt_change_at_recovery_ack(false), 0.0);

@@ -36,20 +36,7 @@ fn validate(scenario_json: &str) -> PyResult<String> {
 
 fn flow_trace_dict<'py>(py: Python<'py>, tr: FlowTrace) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let FlowTrace {
-        t,
-        cwnd,
-        ssthresh,
-        srtt,
-        rto,
-        flight,
-        snd_max,
-        snd_una,
-    } = tr;
-    for (name, col) in FlowTrace::COLUMNS
-        .iter()
-        .zip([t, cwnd, ssthresh, srtt, rto, flight, snd_max, snd_una])
-    {
+    for (name, col) in FlowTrace::COLUMNS.iter().zip(tr.into_columns()) {
         d.set_item(*name, col.into_pyarray(py))?;
     }
     Ok(d)

@@ -65,6 +65,8 @@ pub struct Packet {
     pub seg_index: u32,
     /// Which transmission of that segment this is (1 = original).
     pub tx_count: u16,
+    /// A retransmission sent after a timeout (go-back-N), as opposed to fast recovery.
+    pub after_rto: bool,
     /// MSS option (SYN only), 0 when absent.
     pub opt_mss: u16,
     /// Window-scale option (SYN only), 0xff when absent.

@@ -459,6 +459,9 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             delivered: 0,
             drops: [0; 3],
             data_drops: [0; 3],
+            unrepaired: Default::default(),
+            recovered_fast: 0,
+            recovered_timeout: 0,
         });
     }
     Ok(Simulation::new(

@@ -126,18 +126,45 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             ));
         }
     }
+    let recovery = match spec.recovery.unwrap_or(RecoverySpec::Newreno) {
+        RecoverySpec::Tahoe => Recovery::Tahoe,
+        RecoverySpec::Reno => Recovery::Reno,
+        RecoverySpec::Newreno => Recovery::NewReno,
+        RecoverySpec::Sack1 => Recovery::Sack1,
+        RecoverySpec::Sackplus => Recovery::SackPlus,
+        RecoverySpec::Rfc6675 => Recovery::Rfc6675,
+    };
+    // SACK-based recovery needs the receiver to send SACK blocks: on unless switched off.
+    let sack = match spec.sack {
+        Some(false) if recovery.uses_sack() => {
+            return Err(ScenarioError::new(
+                format!("{path}.sack"),
+                format!("got false; recovery \"{}\" needs SACK (set sack = true or choose tahoe, reno or newreno)", recovery.name()),
+            ))
+        }
+        Some(v) => v,
+        None => recovery.uses_sack() || d.sack,
+    };
+    let max_blocks = if timestamps { 3 } else { 4 };
+    let sack_blocks = spec.sack_blocks.unwrap_or(max_blocks);
+    if !(1..=max_blocks).contains(&sack_blocks) {
+        return Err(ScenarioError::new(
+            format!("{path}.sack_blocks"),
+            format!(
+                "got {sack_blocks}; expected 1 to {max_blocks} (TCP option space{})",
+                if timestamps { " with timestamps" } else { "" }
+            ),
+        ));
+    }
     Ok(TcpConfig {
         profile: name,
         cc,
-        recovery: match spec.recovery.unwrap_or(RecoverySpec::Newreno) {
-            RecoverySpec::Tahoe => Recovery::Tahoe,
-            RecoverySpec::Reno => Recovery::Reno,
-            RecoverySpec::Newreno => Recovery::NewReno,
-        },
+        recovery,
         mss,
         mtu: mtu as u32,
         timestamps,
-        sack: spec.sack.unwrap_or(d.sack),
+        sack,
+        sack_blocks,
         window_scale: spec.window_scale.unwrap_or(d.window_scale),
         rcv_buf,
         snd_buf: spec.snd_buf.map(|s| s.0.max(1)),

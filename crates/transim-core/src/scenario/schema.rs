@@ -303,6 +303,12 @@ pub enum RecoverySpec {
     Reno,
     /// NewReno.
     Newreno,
+    /// Sack1 (ns-2 / Fall & Floyd).
+    Sack1,
+    /// SackPlus.
+    Sackplus,
+    /// RFC 6675.
+    Rfc6675,
 }
 
 /// cwnd counting unit.
@@ -448,9 +454,12 @@ pub struct TcpSpec {
     /// Timestamps option.
     #[serde(default)]
     pub timestamps: Option<bool>,
-    /// SACK-permitted.
+    /// SACK-permitted (default: on for SACK-based recovery, else the profile's).
     #[serde(default)]
     pub sack: Option<bool>,
+    /// Most SACK blocks per ACK (default 3 with timestamps, else 4).
+    #[serde(default)]
+    pub sack_blocks: Option<u8>,
     /// Window scaling.
     #[serde(default)]
     pub window_scale: Option<bool>,
@@ -532,6 +541,7 @@ impl TcpSpec {
             mtu,
             timestamps,
             sack,
+            sack_blocks,
             window_scale,
             rcv_buf,
             snd_buf,

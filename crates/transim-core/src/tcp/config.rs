@@ -91,6 +91,35 @@ pub enum Recovery {
     Reno,
     /// RFC 6582 NewReno.
     NewReno,
+    /// Fall & Floyd's Sack1 (ns-2): packet-counted pipe, scoreboard, one retransmission per
+    /// hole before a timeout.
+    Sack1,
+    /// Sack1 plus detection of lost retransmissions (the SackPlus study).
+    SackPlus,
+    /// RFC 6675 conservative SACK-based recovery.
+    Rfc6675,
+}
+
+impl Recovery {
+    /// True for the variants that use SACK information.
+    pub fn uses_sack(self) -> bool {
+        matches!(
+            self,
+            Recovery::Sack1 | Recovery::SackPlus | Recovery::Rfc6675
+        )
+    }
+
+    /// Name in scenarios and results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+            Recovery::Sack1 => "sack1",
+            Recovery::SackPlus => "sackplus",
+            Recovery::Rfc6675 => "rfc6675",
+        }
+    }
 }
 
 /// When NewReno restarts the retransmission timer on partial ACKs (RFC 6582 §4.1).
@@ -126,8 +155,10 @@ pub struct TcpConfig {
     pub mtu: u32,
     /// Timestamps option on every segment (12 bytes with padding).
     pub timestamps: bool,
-    /// SACK permitted.
+    /// SACK permitted (the receiver sends SACK blocks).
     pub sack: bool,
+    /// Most SACK blocks per ACK (3 with timestamps, 4 without, by option space).
+    pub sack_blocks: u8,
     /// Window scaling.
     pub window_scale: bool,
     /// Receive buffer (advertised window when the application reads at once).

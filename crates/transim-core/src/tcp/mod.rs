@@ -6,6 +6,7 @@ pub mod cc;
 pub mod config;
 pub mod receiver;
 pub mod rtt;
+pub mod sack;
 pub mod sender;
 pub mod timer;
 

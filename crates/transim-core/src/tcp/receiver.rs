@@ -6,7 +6,7 @@ use super::config::{DelayedAck, TcpConfig};
 use super::timer::Timer;
 use super::Ctx;
 use crate::net::packet::flags;
-use crate::net::Packet;
+use crate::net::{Packet, SackBlocks};
 use crate::sim::events::TimerKind;
 use crate::sim::Time;
 
@@ -33,6 +33,17 @@ pub struct ReceiverStats {
     pub fin_at: Option<Time>,
 }
 
+/// A block of data received above rcv_nxt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OooBlock {
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// When it last changed (a counter): the most recently changed block is reported first.
+    pub touched: u64,
+}
+
 /// The receiving half of a connection.
 pub struct TcpReceiver {
     cfg: TcpConfig,
@@ -41,8 +52,10 @@ pub struct TcpReceiver {
     peer: u32,
     /// Next byte expected.
     pub rcv_nxt: u64,
-    /// Out-of-order byte ranges [start, end), sorted and disjoint.
-    pub ooo: Vec<(u64, u64)>,
+    /// Out-of-order byte ranges [start, end), sorted and disjoint, each with the time (as a
+    /// counter) it last grew, which orders the SACK blocks.
+    pub ooo: Vec<OooBlock>,
+    touch: u64,
     own_seq: u64,
     unacked_segments: u32,
     unacked_bytes: u64,
@@ -69,6 +82,7 @@ impl TcpReceiver {
             peer,
             rcv_nxt: 0,
             ooo: Vec::new(),
+            touch: 0,
             own_seq: 0,
             unacked_segments: 0,
             unacked_bytes: 0,
@@ -123,7 +137,14 @@ impl TcpReceiver {
             fl |= flags::FIN; // passive close right away: FIN with the ACK of the FIN
             self.fin_sent = true;
         }
-        let p = self.packet(ctx, fl);
+        let mut p = self.packet(ctx, fl);
+        if self.cfg.sack {
+            p.sack = self.sack_blocks(self.cfg.sack_blocks as usize);
+            if p.sack.len > 0 {
+                // Kind, length, 8 bytes per block, padded with two NOPs.
+                p.wire += 4 + 8 * p.sack.len as u32;
+            }
+        }
         if fl & flags::FIN != 0 {
             self.own_seq += 1;
         }
@@ -134,8 +155,8 @@ impl TcpReceiver {
         ctx.out.push(p);
     }
 
-    /// Handle a packet from the sender.
-    pub fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) {
+    /// Handle a packet from the sender. Returns true when it carried bytes not received before.
+    pub fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) -> bool {
         if p.has(flags::SYN) {
             // A retransmitted SYN may arrive after data (its SYN-ACK was merely slow): answer
             // it again but never move rcv_nxt back.
@@ -156,16 +177,16 @@ impl TcpReceiver {
             self.own_seq = 1;
             self.stats.acks_sent += 1;
             ctx.out.push(syn_ack);
-            return;
+            return false;
         }
         let seq_len = p.seq_len();
         if seq_len == 0 {
-            return; // a pure ACK (handshake completion or the final ACK of our FIN)
+            return false; // a pure ACK (handshake completion or the final ACK of our FIN)
         }
-        self.on_data(p, seq_len, ctx);
+        self.on_data(p, seq_len, ctx)
     }
 
-    fn on_data(&mut self, p: &Packet, seq_len: u64, ctx: &mut Ctx) {
+    fn on_data(&mut self, p: &Packet, seq_len: u64, ctx: &mut Ctx) -> bool {
         let (start, end) = (p.seq, p.seq + seq_len);
         if p.has(flags::FIN) {
             self.fin_at_seq = Some(p.seq + p.len as u64);
@@ -179,18 +200,21 @@ impl TcpReceiver {
             self.ts_recent = p.ts_val;
         }
         let immediate;
+        let fresh;
         if end <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
             immediate = true;
+            fresh = false;
         } else if start <= self.rcv_nxt {
+            fresh = true;
             let before = self.rcv_nxt;
             self.rcv_nxt = end;
             let mut filled = false;
-            while let Some(&(s, e)) = self.ooo.first() {
-                if s > self.rcv_nxt {
+            while let Some(b) = self.ooo.first() {
+                if b.start > self.rcv_nxt {
                     break;
                 }
-                self.rcv_nxt = self.rcv_nxt.max(e);
+                self.rcv_nxt = self.rcv_nxt.max(b.end);
                 self.ooo.remove(0);
                 filled = true;
             }
@@ -198,12 +222,13 @@ impl TcpReceiver {
             immediate = filled || !self.ooo.is_empty() || self.stats.fin_at.is_some();
         } else {
             self.stats.out_of_order_segments += 1;
-            self.insert_ooo(start, end);
+            fresh = self.insert_ooo(start, end);
             immediate = true;
         }
         if immediate || self.ack_now_by_policy(p.len as u64, ctx) {
             self.send_ack(ctx);
         }
+        fresh
     }
 
     /// Count newly in-order bytes (the FIN's sequence number is not data).
@@ -223,17 +248,41 @@ impl TcpReceiver {
         self.fin_at_seq
     }
 
-    fn insert_ooo(&mut self, start: u64, end: u64) {
-        let i = self.ooo.partition_point(|&(_, e)| e < start);
-        let mut s = start;
-        let mut e = end;
-        let mut j = i;
-        while j < self.ooo.len() && self.ooo[j].0 <= e {
-            s = s.min(self.ooo[j].0);
-            e = e.max(self.ooo[j].1);
+    /// Add [start, end) to the out-of-order store; returns true if any byte was new.
+    fn insert_ooo(&mut self, start: u64, end: u64) -> bool {
+        let i = self.ooo.partition_point(|b| b.end < start);
+        let (mut s, mut e, mut j) = (start, end, i);
+        let mut covered = false;
+        while j < self.ooo.len() && self.ooo[j].start <= e {
+            covered |= self.ooo[j].start <= start && self.ooo[j].end >= end;
+            s = s.min(self.ooo[j].start);
+            e = e.max(self.ooo[j].end);
             j += 1;
         }
-        self.ooo.splice(i..j, std::iter::once((s, e)));
+        self.touch += 1;
+        let block = OooBlock {
+            start: s,
+            end: e,
+            touched: self.touch,
+        };
+        self.ooo.splice(i..j, std::iter::once(block));
+        !covered
+    }
+
+    /// SACK blocks for the next ACK (RFC 2018): the most recently changed block first, then
+    /// the others most-recent-first, at most `max`.
+    fn sack_blocks(&self, max: usize) -> SackBlocks {
+        let mut sb = SackBlocks::default();
+        if max == 0 || self.ooo.is_empty() {
+            return sb;
+        }
+        let mut order: Vec<&OooBlock> = self.ooo.iter().collect();
+        order.sort_unstable_by_key(|b| std::cmp::Reverse(b.touched));
+        for b in order.into_iter().take(max.min(4)) {
+            sb.blocks[sb.len as usize] = (b.start, b.end);
+            sb.len += 1;
+        }
+        sb
     }
 
     /// Delayed-ACK policy for an in-order segment: true to ACK now, else the timer is armed.

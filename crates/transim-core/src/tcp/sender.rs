@@ -30,20 +30,29 @@ pub enum SenderState {
 
 /// Why a segment is being retransmitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum RtxKind {
+pub(crate) enum RtxKind {
     Fast,
     Timeout,
 }
 
-/// A segment sent and not yet fully acknowledged.
+/// A segment sent and not yet fully acknowledged, with its scoreboard marks.
 #[derive(Clone, Copy, Debug)]
-struct SentSeg {
-    start: u64,
-    end: u64,
-    sent: Time,
-    index: u32,
-    tx: u16,
-    retx: bool,
+pub(crate) struct SentSeg {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) sent: Time,
+    pub(crate) index: u32,
+    pub(crate) tx: u16,
+    /// Ever retransmitted (Karn's rule).
+    pub(crate) retx: bool,
+    /// Covered by a SACK block.
+    pub(crate) sacked: bool,
+    /// Retransmitted in the current recovery episode.
+    pub(crate) rtx_episode: bool,
+    /// RFC 6675 IsLost().
+    pub(crate) lost: bool,
+    /// snd_max when it was last retransmitted (SackPlus).
+    pub(crate) rtx_high: u64,
 }
 
 /// Sender counters.
@@ -71,6 +80,8 @@ pub struct SenderStats {
     pub established_at: Option<Time>,
     /// Time the last data byte and the FIN were acknowledged.
     pub all_acked_at: Option<Time>,
+    /// Lost retransmissions detected from SACK information (SackPlus).
+    pub lost_retransmissions_detected: u64,
 }
 
 /// Timestamp clock tick (1 ms, as Linux at HZ=1000).
@@ -80,7 +91,7 @@ const TS_TICK: Time = MILLISECOND;
 pub struct TcpSender {
     /// Configuration.
     pub cfg: TcpConfig,
-    flow: u32,
+    pub(crate) flow: u32,
     node: u32,
     peer: u32,
     /// State.
@@ -93,29 +104,31 @@ pub struct TcpSender {
     /// One past the highest sequence number sent.
     pub snd_max: u64,
     /// One past the last data byte the application will write (u64::MAX/2 for bulk).
-    app_end: u64,
-    finite: bool,
+    pub(crate) app_end: u64,
+    pub(crate) finite: bool,
     /// Window state.
     pub win: Window,
     /// Congestion control.
     pub cc: Cc,
-    rwnd: u64,
-    dupacks: u32,
-    lt_segments: u32,
-    in_recovery: bool,
-    recover: u64,
-    partial_seen: bool,
-    gbn: Option<RtxKind>,
-    rtx: VecDeque<SentSeg>,
+    pub(crate) rwnd: u64,
+    pub(crate) dupacks: u32,
+    pub(crate) lt_segments: u32,
+    pub(crate) in_recovery: bool,
+    pub(crate) recover: u64,
+    pub(crate) partial_seen: bool,
+    pub(crate) gbn: Option<RtxKind>,
+    pub(crate) rtx: VecDeque<SentSeg>,
     /// RTT estimator and RTO.
     pub rtt: RttEstimator,
-    rto_timer: Timer,
-    snd_sml: u64,
-    next_index: u32,
+    pub(crate) rto_timer: Timer,
+    pub(crate) snd_sml: u64,
+    pub(crate) next_index: u32,
     /// Counters.
     pub stats: SenderStats,
     /// Optional time series.
     pub trace: Option<Box<FlowTrace>>,
+    /// SACK state (used by the SACK-based recovery variants).
+    pub(crate) sack: super::sack::SackState,
 }
 
 impl TcpSender {
@@ -171,6 +184,7 @@ impl TcpSender {
             next_index: 1,
             stats: SenderStats::default(),
             trace: trace.then(Box::default),
+            sack: Default::default(),
             cfg,
         }
     }
@@ -183,7 +197,7 @@ impl TcpSender {
 
     /// Segments in flight.
     #[inline]
-    fn flight_segments(&self) -> u64 {
+    pub(crate) fn flight_segments(&self) -> u64 {
         let nxt = self.snd_nxt;
         self.rtx.partition_point(|s| s.start < nxt) as u64
     }
@@ -200,7 +214,7 @@ impl TcpSender {
 
     /// One past the last byte the application has placed in the send buffer.
     #[inline]
-    fn data_end(&self) -> u64 {
+    pub(crate) fn data_end(&self) -> u64 {
         match self.cfg.snd_buf {
             Some(b) => self.app_end.min(self.snd_una.max(1) + b),
             None => self.app_end,
@@ -314,10 +328,11 @@ impl TcpSender {
         ctx.out.push(p);
     }
 
-    /// Whether the congestion window (plus Limited Transmit allowance) admits `len` more bytes.
+    /// Whether the congestion window admits `len` more bytes; Limited Transmit's allowance
+    /// applies to new data only (RFC 3042).
     #[inline]
-    fn cwnd_allows(&self, len: u64) -> bool {
-        let lt = self.lt_segments as u64;
+    fn cwnd_allows(&self, len: u64, new_data: bool) -> bool {
+        let lt = if new_data { self.lt_segments as u64 } else { 0 };
         match self.cfg.cwnd_unit {
             CwndUnit::Bytes => self.flight() + len <= self.win.cwnd + lt * self.win.mss as u64,
             CwndUnit::Packets => self.flight_segments() < self.win.segments() + lt,
@@ -334,39 +349,55 @@ impl TcpSender {
         }
     }
 
+    /// The next segment of new data (start, length, FIN) if the application has data, Nagle
+    /// does not hold it and the receive window admits it.
+    pub(crate) fn next_new_segment(&self) -> Option<(u64, u64, bool)> {
+        let mss = self.win.mss as u64;
+        let data_end = self.data_end();
+        let len = data_end.saturating_sub(self.snd_max).min(mss);
+        let fin = self.finite && self.snd_max + len == self.app_end && data_end == self.app_end;
+        if len == 0 && (!fin || self.snd_max > self.app_end) {
+            return None;
+        }
+        if len < mss && !fin && self.nagle_holds() {
+            return None;
+        }
+        // Receive window: the segment must fit below snd_una + rwnd.
+        if self.snd_max + len > self.snd_una + self.rwnd.max(1) {
+            return None;
+        }
+        Some((self.snd_max, len, fin))
+    }
+
     /// Send as much as the windows, Nagle and the application allow.
     pub fn try_send(&mut self, ctx: &mut Ctx) {
         if self.state != SenderState::Established {
             return;
         }
-        let mss = self.win.mss as u64;
         loop {
             let (start, len, fin, kind) = if self.snd_nxt < self.snd_max {
-                // Go-back-N after a timeout (or Tahoe's fast retransmit): resend old segments.
+                // Go-back-N after a timeout (or Tahoe's fast retransmit): resend old segments,
+                // skipping those the receiver has SACKed (when the scoreboard is kept).
                 let nxt = self.snd_nxt;
                 let i = self.rtx.partition_point(|s| s.end <= nxt);
                 let Some(seg) = self.rtx.get(i) else { break };
+                if seg.sacked {
+                    self.snd_nxt = seg.end;
+                    continue;
+                }
                 let fin = self.finite && seg.end == self.app_end + 1;
-                (nxt, seg.end - nxt - fin as u64, fin, self.gbn)
+                let len = seg.end - nxt - fin as u64;
+                if nxt + len > self.snd_una + self.rwnd.max(1) {
+                    break;
+                }
+                (nxt, len, fin, self.gbn)
             } else {
-                let data_end = self.data_end();
-                let avail = data_end.saturating_sub(self.snd_nxt);
-                let len = avail.min(mss);
-                let fin =
-                    self.finite && self.snd_nxt + len == self.app_end && data_end == self.app_end;
-                if len == 0 && (!fin || self.snd_max > self.app_end) {
-                    break;
+                match self.next_new_segment() {
+                    Some((start, len, fin)) => (start, len, fin, None),
+                    None => break,
                 }
-                if len < mss && !fin && self.nagle_holds() {
-                    break;
-                }
-                (self.snd_nxt, len, fin, None)
             };
-            // Receive window: the segment must fit below snd_una + rwnd.
-            if start + len > self.snd_una + self.rwnd.max(1) {
-                break;
-            }
-            if !self.cwnd_allows(len.max(1)) {
+            if !self.cwnd_allows(len.max(1), start >= self.snd_max) {
                 break;
             }
             self.send_segment(start, len, fin, kind, ctx);
@@ -378,7 +409,7 @@ impl TcpSender {
     }
 
     /// Put one data segment on the wire (new or retransmitted).
-    fn send_segment(
+    pub(crate) fn send_segment(
         &mut self,
         start: u64,
         len: u64,
@@ -397,6 +428,10 @@ impl TcpSender {
                 index,
                 tx: 1,
                 retx: false,
+                sacked: false,
+                rtx_episode: false,
+                lost: false,
+                rtx_high: 0,
             });
             (index, 1)
         } else {
@@ -405,6 +440,7 @@ impl TcpSender {
             seg.tx = seg.tx.saturating_add(1);
             seg.retx = true;
             seg.sent = ctx.now;
+            seg.rtx_high = self.snd_max;
             match rtx {
                 Some(RtxKind::Timeout) => self.stats.rtx_timeout += 1,
                 _ => self.stats.rtx_fast += 1,
@@ -422,6 +458,7 @@ impl TcpSender {
         p.wire = self.header_bytes(false) + len as u32;
         p.seg_index = index;
         p.tx_count = tx;
+        p.after_rto = rtx == Some(RtxKind::Timeout);
         if len < self.win.mss as u64 {
             self.snd_sml = end;
         }
@@ -455,7 +492,7 @@ impl TcpSender {
         }
     }
 
-    fn restart_rto(&mut self, ctx: &mut Ctx) {
+    pub(crate) fn restart_rto(&mut self, ctx: &mut Ctx) {
         self.rto_timer.set(
             ctx.now + self.rtt.rto(),
             self.flow,
@@ -469,7 +506,9 @@ impl TcpSender {
             return; // acknowledges data never sent
         }
         self.rwnd = p.wnd as u64;
-        if p.ack > self.snd_una {
+        if self.cfg.recovery.uses_sack() {
+            self.sack_on_ack(p, ctx);
+        } else if p.ack > self.snd_una {
             self.on_new_ack(p, ctx);
         } else if p.ack == self.snd_una
             && p.len == 0
@@ -483,7 +522,9 @@ impl TcpSender {
         self.record(ctx.now);
     }
 
-    fn on_new_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+    /// The part of processing a new cumulative ACK every variant shares: drop acknowledged
+    /// segments, take an RTT sample (Karn's rule; timestamps disambiguate), advance snd_una.
+    pub(crate) fn ack_advance(&mut self, p: &Packet, ctx: &mut Ctx) -> AckInfo {
         let ack = p.ack;
         let flight_before = self.flight();
         let acked_data = ack.min(self.app_end) - self.snd_una.min(self.app_end);
@@ -502,8 +543,6 @@ impl TcpSender {
                 break;
             }
         }
-        // RTT sample (Karn: never from a retransmitted segment; with timestamps the echo
-        // disambiguates).
         let sample = match newest_sent {
             Some(t) if !any_retx => Some(ctx.now - t),
             _ if self.cfg.timestamps && p.ts_ecr != 0 => {
@@ -521,6 +560,37 @@ impl TcpSender {
         }
         self.dupacks = 0;
         self.lt_segments = 0;
+        AckInfo {
+            now: ctx.now,
+            acked: acked_data,
+            rtt: sample,
+            srtt: self.rtt.srtt,
+            min_rtt: self.rtt.min_rtt,
+            flight: flight_before,
+        }
+    }
+
+    /// After a new ACK: manage the RTO timer and detect completion. Returns true when the
+    /// transfer is complete (nothing more to send).
+    pub(crate) fn finish_ack(&mut self, restart_timer: bool, ctx: &mut Ctx) -> bool {
+        if self.snd_una >= self.snd_max {
+            self.rto_timer.cancel();
+        } else if restart_timer {
+            self.restart_rto(ctx);
+        }
+        if self.finite && self.snd_una > self.app_end {
+            self.state = SenderState::Done;
+            self.stats.all_acked_at = Some(ctx.now);
+            self.rto_timer.cancel();
+            return true;
+        }
+        false
+    }
+
+    fn on_new_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+        let ack = p.ack;
+        let info = self.ack_advance(p, ctx);
+        let acked_data = info.acked;
         let mss = self.win.mss as u64;
         let mut restart_timer = true;
         if self.in_recovery {
@@ -550,25 +620,9 @@ impl TcpSender {
                 }
             }
         } else {
-            let info = AckInfo {
-                now: ctx.now,
-                acked: acked_data,
-                rtt: sample,
-                srtt: self.rtt.srtt,
-                min_rtt: self.rtt.min_rtt,
-                flight: flight_before,
-            };
             self.cc.on_ack(&mut self.win, &info);
         }
-        if self.snd_una >= self.snd_max {
-            self.rto_timer.cancel();
-        } else if restart_timer {
-            self.restart_rto(ctx);
-        }
-        if self.finite && self.snd_una > self.app_end {
-            self.state = SenderState::Done;
-            self.stats.all_acked_at = Some(ctx.now);
-            self.rto_timer.cancel();
+        if self.finish_ack(restart_timer, ctx) {
             return;
         }
         self.try_send(ctx);
@@ -595,7 +649,7 @@ impl TcpSender {
         }
     }
 
-    fn reduction_base(&self) -> u64 {
+    pub(crate) fn reduction_base(&self) -> u64 {
         match self.cfg.halving_base {
             HalvingBase::Flight => self.flight(),
             HalvingBase::Window => self.win.cwnd.min(self.rwnd),
@@ -616,6 +670,9 @@ impl TcpSender {
                 self.gbn = Some(RtxKind::Fast);
                 self.restart_rto(ctx);
                 self.try_send(ctx);
+            }
+            Recovery::Sack1 | Recovery::SackPlus | Recovery::Rfc6675 => {
+                unreachable!("SACK-based recovery is handled in tcp::sack")
             }
             Recovery::Reno | Recovery::NewReno => {
                 self.retransmit_first(ctx);
@@ -658,6 +715,9 @@ impl TcpSender {
                 self.recover = self.snd_max;
                 self.snd_nxt = self.snd_una;
                 self.gbn = Some(RtxKind::Timeout);
+                if self.cfg.recovery.uses_sack() {
+                    self.sack_on_timeout();
+                }
                 self.rtt.back_off();
                 self.restart_rto(ctx);
                 self.try_send(ctx);
@@ -669,9 +729,20 @@ impl TcpSender {
 
     /// Append a row to the time series, if tracing.
     #[inline]
-    fn record(&mut self, now: Time) {
+    pub(crate) fn record(&mut self, now: Time) {
+        if self.trace.is_none() {
+            return;
+        }
         let flight = self.flight();
+        let pipe = self.pipe_segments();
+        let sacked = if self.cfg.recovery.uses_sack() {
+            self.sacked_bytes()
+        } else {
+            0
+        };
         if let Some(tr) = self.trace.as_deref_mut() {
+            tr.pipe.push(pipe);
+            tr.sacked.push(sacked as f64);
             tr.t.push(now as f64 * 1e-9);
             tr.cwnd.push(self.win.cwnd as f64);
             tr.ssthresh.push(self.win.ssthresh.min(1 << 40) as f64);

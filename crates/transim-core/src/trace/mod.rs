@@ -20,25 +20,32 @@ pub struct FlowTrace {
     pub snd_max: Vec<f64>,
     /// Cumulative ACK (bytes, relative to the ISN).
     pub snd_una: Vec<f64>,
+    /// Segments believed in flight: Sack1's pipe, RFC 6675's pipe / MSS in recovery, else
+    /// the segments outstanding.
+    pub pipe: Vec<f64>,
+    /// Bytes SACKed above the cumulative ACK (the scoreboard), 0 without SACK.
+    pub sacked: Vec<f64>,
 }
 
 impl FlowTrace {
     /// Column names in order.
-    pub const COLUMNS: [&'static str; 8] = [
-        "t", "cwnd", "ssthresh", "srtt", "rto", "flight", "snd_max", "snd_una",
+    pub const COLUMNS: [&'static str; 10] = [
+        "t", "cwnd", "ssthresh", "srtt", "rto", "flight", "snd_max", "snd_una", "pipe", "sacked",
     ];
 
     /// The columns in [`Self::COLUMNS`] order.
-    pub fn columns(&self) -> [&Vec<f64>; 8] {
+    pub fn into_columns(self) -> [Vec<f64>; 10] {
         [
-            &self.t,
-            &self.cwnd,
-            &self.ssthresh,
-            &self.srtt,
-            &self.rto,
-            &self.flight,
-            &self.snd_max,
-            &self.snd_una,
+            self.t,
+            self.cwnd,
+            self.ssthresh,
+            self.srtt,
+            self.rto,
+            self.flight,
+            self.snd_max,
+            self.snd_una,
+            self.pipe,
+            self.sacked,
         ]
     }
 }
