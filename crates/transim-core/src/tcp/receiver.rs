@@ -367,4 +367,46 @@ mod tests {
         let syn_acks = out.iter().filter(|p| p.has(flags::SYN)).count();
         assert_eq!(syn_acks, 2);
     }
+
+    /// RFC 2018: the first block holds the segment that triggered the ACK, then the other
+    /// blocks most recently changed first; at most three with timestamps.
+    #[test]
+    fn sack_blocks_most_recent_first() {
+        let spec = TcpSpec {
+            sack: Some(true),
+            timestamps: Some(true),
+            ..Default::default()
+        };
+        let cfg = resolve(&spec, "tcp").unwrap();
+        assert_eq!(cfg.sack_blocks, 3);
+        let mss = cfg.mss as u64;
+        let mut r = TcpReceiver::new(cfg, 0, 1, 0);
+        let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+        let mut ctx = Ctx {
+            now: 0,
+            events: &mut ev,
+            out: &mut out,
+            next_uid: &mut uid,
+        };
+        r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
+        let s = |k: u64| 1 + k * mss; // start of segment k (0-based)
+        let mut last = Vec::new();
+        for k in [0, 2, 4, 3, 6, 8, 10] {
+            r.on_packet(&seg(flags::ACK, s(k), mss as u32), &mut ctx);
+            let p = ctx.out.last().unwrap();
+            last = p.sack.blocks[..p.sack.len as usize].to_vec();
+        }
+        // Blocks: [2,5) merged when 3 arrived, then 6, 8, 10 each alone; 10 newest.
+        assert_eq!(last, vec![(s(10), s(11)), (s(8), s(9)), (s(6), s(7))]);
+        // After segment 1 fills the first hole, the ACK reports what remains, newest first.
+        r.on_packet(&seg(flags::ACK, s(1), mss as u32), &mut ctx);
+        let p = *ctx.out.last().unwrap();
+        assert_eq!(p.ack, s(5));
+        assert_eq!(
+            p.sack.blocks[..p.sack.len as usize].to_vec(),
+            vec![(s(10), s(11)), (s(8), s(9)), (s(6), s(7))]
+        );
+        // The SACK option is on the wire: 12 bytes of timestamps + 2 + 3·8 + 2 padding.
+        assert_eq!(p.wire, 40 + 12 + 28);
+    }
 }

@@ -1,0 +1,70 @@
+//! Study 4's forced-drop facts: the first packet of a window of 8 and its fast retransmission
+//! are dropped. Sack1 must time out exactly once; SackPlus detects the lost retransmission,
+//! re-sends it without a timeout or a second window cut, and finishes clearly earlier.
+
+mod common;
+use common::*;
+use std::path::PathBuf;
+
+fn forced_drop(recovery: &str) -> transim_core::results::RunOutput {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/studies/sackplus/forced-drop.toml");
+    let doc: toml::Value = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut v = serde_json::to_value(doc).unwrap();
+    v["tcp"]["recovery"] = recovery.into();
+    v["trace"] = serde_json::json!({"flows": true, "packets": true});
+    run(v)
+}
+
+#[test]
+fn sack1_times_out_once_and_sackplus_never() {
+    let s1 = forced_drop("sack1");
+    let sp = forced_drop("sackplus");
+    let (a, b) = (&s1.result.flows[0], &sp.result.flows[0]);
+    assert_eq!((a.timeouts, a.lost_retransmissions_detected), (1, 0));
+    assert_eq!((b.timeouts, b.lost_retransmissions_detected), (0, 1));
+    // Both lose the same two packets; SackPlus repairs both in recovery, Sack1 by the timeout.
+    assert_eq!((a.data_packets_dropped, b.data_packets_dropped), (2, 2));
+    assert_eq!((a.drops_recovered_fast, a.drops_recovered_timeout), (0, 2));
+    assert_eq!((b.drops_recovered_fast, b.drops_recovered_timeout), (2, 0));
+    let (ta, tb) = (a.completion_time.unwrap(), b.completion_time.unwrap());
+    assert!(ta - tb > 0.5, "SackPlus {tb} s vs Sack1 {ta} s");
+    // No second window reduction: SackPlus's ssthresh after recovery equals the one set at
+    // the fast retransmit (the trace's smallest finite ssthresh).
+    let tr = sp.flow_traces[0].as_ref().unwrap();
+    let cut: Vec<f64> = tr.ssthresh.iter().copied().filter(|&x| x < 1e12).collect();
+    assert!(cut.windows(2).all(|w| w[0] == w[1]), "one reduction only");
+    // The re-retransmission leaves when a SACK reveals the loss, before Sack1's timeout.
+    let pt = sp.packet_trace.as_ref().unwrap();
+    let third = sends_of(pt, 6001)
+        .iter()
+        .find(|s| s.1 == 3)
+        .copied()
+        .unwrap();
+    let s1_third = sends_of(s1.packet_trace.as_ref().unwrap(), 6001)
+        .iter()
+        .find(|s| s.1 == 3)
+        .copied()
+        .unwrap();
+    assert!(third.0 < s1_third.0);
+}
+
+/// Sack1's pipe: right after the fast retransmit pipe = segments outstanding − 3, then the
+/// sender sends only while pipe < cwnd; the trace's pipe never exceeds cwnd in recovery.
+#[test]
+fn sack1_pipe_stays_within_cwnd() {
+    let out = forced_drop("sack1");
+    let tr = out.flow_traces[0].as_ref().unwrap();
+    for i in 0..tr.t.len() {
+        let cwnd_segs = (tr.cwnd[i] / 1000.0).floor();
+        assert!(
+            tr.pipe[i] <= cwnd_segs.max(tr.flight[i] / 1000.0) + 1e-9,
+            "row {i}: pipe {} cwnd {cwnd_segs}",
+            tr.pipe[i]
+        );
+    }
+    assert!(
+        tr.sacked.iter().any(|&s| s > 0.0),
+        "the scoreboard is traced"
+    );
+}
