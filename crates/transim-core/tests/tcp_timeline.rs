@@ -280,3 +280,22 @@ fn karn_rule_and_timestamps() {
     assert_eq!(srtt_change_at_recovery_ack(false), 0.0);
     assert_ne!(srtt_change_at_recovery_ack(true), 0.0);
 }
+
+/// RFC 6582's guard compares the ACK with `recover` = HighData (the last byte sent): an ACK
+/// equal to one past it covers "more than recover". Segment 1 lost with an initial window of
+/// two: the second segment and the two Limited Transmit segments give three duplicate ACKs,
+/// and fast retransmit must follow (a strict test against one-past-HighData blocked it).
+#[test]
+fn first_segment_loss_is_fast_retransmitted_with_limited_transmit() {
+    for recovery in ["newreno", "sack1", "sackplus", "rfc6675"] {
+        let fwd = json!({"drops": {"segments": [{"segment": 1}]}});
+        let out = run(two_node(
+            "5s",
+            json!({"limited_transmit": true, "recovery": recovery}),
+            json!({"kind": "finite", "bytes": 20000}),
+            fwd,
+        ));
+        let f = &out.result.flows[0];
+        assert_eq!((f.fast_retransmits, f.timeouts), (1, 0), "{recovery}");
+    }
+}

@@ -638,9 +638,10 @@ impl TcpSender {
             return;
         }
         if self.dupacks == self.cfg.dupthresh {
-            // RFC 6582 §3.2 step 1: only if the ACK covers more than `recover`, so one
-            // window's losses cause one reduction (also guards Tahoe after go-back-N).
-            if self.snd_una > self.recover {
+            // RFC 6582 §3.2 step 1: only if the ACK covers more than `recover` (HighData,
+            // the last byte sent; ours is one past it), so one window's losses cause one
+            // reduction (also guards Tahoe after go-back-N).
+            if self.snd_una >= self.recover {
                 self.enter_recovery(ctx);
             }
         } else if self.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
