@@ -10,7 +10,7 @@ command -v cargo >/dev/null || { echo "setup: cargo not found; install a Rust to
 
 echo "== Python dependencies"
 "$PY" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
-    "maturin>=1.5,<2" "numpy>=1.24" "matplotlib>=3.7" "tqdm>=4.60" "pytest>=7" "ruff>=0.4"
+    "maturin>=1.5,<2" "numpy>=1.24" "matplotlib>=3.7" "tqdm>=4.60" "scipy>=1.10" "pytest>=7" "ruff>=0.4"
 
 echo "== Building transim (Rust engine + Python package)"
 "$PY" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \

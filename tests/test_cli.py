@@ -23,8 +23,19 @@ def test_run_prints_summary_and_writes_results(tmp_path: Path) -> None:
 
 
 def test_set_overrides_congestion_control_and_recovery(tmp_path: Path) -> None:
-    p = transim_cli("run", "scenarios/dumbbell.toml", "--out", str(tmp_path), "-q",
-                    "--set", "tcp.cc=reno", "--set", "tcp.recovery=tahoe", "--seed", "3")
+    p = transim_cli(
+        "run",
+        "scenarios/dumbbell.toml",
+        "--out",
+        str(tmp_path),
+        "-q",
+        "--set",
+        "tcp.cc=reno",
+        "--set",
+        "tcp.recovery=tahoe",
+        "--seed",
+        "3",
+    )
     assert p.returncode == 0, p.stderr
     s = json.loads((tmp_path / "results.json").read_text())
     assert {f["recovery"] for f in s["flows"]} == {"tahoe"}

@@ -65,7 +65,9 @@ def worker(path: str) -> dict[str, Any]:
 def run_one(path: Path) -> dict[str, Any]:
     out = subprocess.run(
         [sys.executable, "-m", "transim.bench", "--worker", str(path)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(out.stdout)
 

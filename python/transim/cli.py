@@ -58,6 +58,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench_main(args)
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from .studies import sackplus
+
+    out = Path(args.out) if args.out else Path("out") / args.study
+    text = sackplus.reproduce(out, args.scale, args.jobs)
+    print(text)
+    print(f"written to {out}/report.md")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import main as report_main
 
@@ -74,12 +84,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a scenario file and print its summary")
     r.add_argument("scenario", help="scenario TOML file")
-    r.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE",
-                   help="override a scenario field, e.g. --set tcp.cc=reno (repeatable)")
+    r.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=VALUE",
+        help="override a scenario field, e.g. --set tcp.cc=reno (repeatable)",
+    )
     r.add_argument("--seed", type=int, help="replace the scenario's seed")
     r.add_argument("--out", help="directory for results (default: out/<scenario name>)")
-    r.add_argument("--plot", nargs="?", const="png", choices=["png", "svg"],
-                   help="also draw cwnd and sequence plots (png by default)")
+    r.add_argument(
+        "--plot",
+        nargs="?",
+        const="png",
+        choices=["png", "svg"],
+        help="also draw cwnd and sequence plots (png by default)",
+    )
     r.add_argument("--trace", action="store_true", help="save per-flow and per-packet traces")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     r.set_defaults(func=cmd_run)
@@ -95,6 +115,18 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--repeat", type=int, default=3, help="runs per benchmark (median reported)")
     b.add_argument("--json", help="also write the table as JSON to this file")
     b.set_defaults(func=cmd_bench)
+
+    rp = sub.add_parser("reproduce", help="reproduce a published study (tables and figures)")
+    rp.add_argument("study", choices=["sackplus"], help="which study")
+    rp.add_argument(
+        "--scale",
+        choices=["quick", "paper"],
+        default="quick",
+        help="quick: minutes on a laptop; paper: the paper's run sizes",
+    )
+    rp.add_argument("--out", help="output directory (default: out/<study>)")
+    rp.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
+    rp.set_defaults(func=cmd_reproduce)
 
     rep = sub.add_parser("report", help="the main job: run the examples, write summaries and plots")
     rep.add_argument("--out", default="out/report", help="output directory")

@@ -24,8 +24,15 @@ def plot_cwnd(result: Result, path: Path, title: str | None = None) -> Path:
         label = f"{f['name']} cwnd"
         (line,) = ax.step(tr["t"], tr["cwnd"] / mss, where="post", lw=1.1, label=label)
         ss = np.where(tr["ssthresh"] >= 2**40, np.nan, tr["ssthresh"] / mss)
-        ax.step(tr["t"], ss, where="post", lw=0.8, ls="--", color=line.get_color(),
-                label=f"{f['name']} ssthresh")
+        ax.step(
+            tr["t"],
+            ss,
+            where="post",
+            lw=0.8,
+            ls="--",
+            color=line.get_color(),
+            label=f"{f['name']} ssthresh",
+        )
     ax.set_xlabel("time (s)")
     ax.set_ylabel("segments")
     ax.set_title(title or f"{result.summary['name']}: congestion window")
@@ -53,11 +60,24 @@ def plot_sequence(result: Result, path: Path, flow: int = 0, title: str | None =
     orig = send & (pt["tx"] <= 1)
     rtx = send & (pt["tx"] > 1)
     ax.plot(pt["t"][orig], pt["seq"][orig] / mss, ".", ms=2.5, label="sent")
-    ax.plot(pt["t"][rtx], pt["seq"][rtx] / mss, "o", ms=4, mfc="none", color="tab:red",
-            label="retransmitted")
+    ax.plot(
+        pt["t"][rtx],
+        pt["seq"][rtx] / mss,
+        "o",
+        ms=4,
+        mfc="none",
+        color="tab:red",
+        label="retransmitted",
+    )
     ax.plot(pt["t"][drop], pt["seq"][drop] / mss, "x", ms=5, color="black", label="dropped")
-    ax.step(pt["t"][acks], pt["ack"][acks] / mss, where="post", lw=0.8, color="tab:green",
-            label="cumulative ACK at sender")
+    ax.step(
+        pt["t"][acks],
+        pt["ack"][acks] / mss,
+        where="post",
+        lw=0.8,
+        color="tab:green",
+        label="cumulative ACK at sender",
+    )
     ax.set_xlabel("time (s)")
     ax.set_ylabel("sequence number (segments)")
     ax.set_title(title or f"{result.summary['name']}: {result.flows[flow]['name']} sequence")

@@ -1,0 +1,94 @@
+"""Running many scenarios for a study: a resumable result store and a parallel map.
+
+Every finished run is appended at once to ``runs.jsonl`` in the study's output folder, keyed
+by a hash of the exact scenario it ran; running the study again reuses those rows, so an
+interruption or a crash loses nothing already computed. The engine releases the GIL, so runs
+execute in threads (one per core by default).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .. import run
+from ..result import Result
+
+
+def scenario_key(doc: dict[str, Any]) -> str:
+    """A stable identifier of a scenario (its canonical JSON)."""
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+@dataclass
+class RunStore:
+    """Append-only store of run summaries, one JSON object per line."""
+
+    path: Path
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def open(cls, path: Path) -> RunStore:
+        store = cls(path)
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut short by a crash
+                store.rows[row["key"]] = row
+        return store
+
+    def add(self, key: str, label: dict[str, Any], summary: dict[str, Any]) -> None:
+        row = {"key": key, "label": label, "summary": summary}
+        with self.lock:
+            self.rows[key] = row
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+
+
+@dataclass
+class Job:
+    """One run: the scenario, a label saying what it is, and whether traces are needed."""
+
+    label: dict[str, Any]
+    scenario: dict[str, Any]
+    traces: bool = False
+
+
+def run_jobs(
+    jobs: Iterable[Job],
+    store: RunStore,
+    desc: str,
+    jobs_parallel: int | None = None,
+    on_traced: Callable[[Job, Result], None] | None = None,
+) -> list[tuple[Job, dict[str, Any]]]:
+    """Run every job not already in the store; return (job, summary) for all, in order."""
+    jobs = list(jobs)
+    todo = [j for j in jobs if j.traces or scenario_key(j.scenario) not in store.rows]
+    workers = max(1, jobs_parallel or os.cpu_count() or 1)
+
+    def one(job: Job) -> None:
+        r = run(job.scenario, trace_flows=job.traces or None, trace_packets=job.traces or None)
+        store.add(scenario_key(job.scenario), job.label, r.summary)
+        if on_traced is not None and job.traces:
+            on_traced(job, r)
+
+    if todo:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(one, j) for j in todo]
+            for fut in tqdm(as_completed(futures), total=len(futures), desc=desc, unit="run"):
+                fut.result()
+    return [(j, store.rows[scenario_key(j.scenario)]["summary"]) for j in jobs]
