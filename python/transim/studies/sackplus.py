@@ -368,8 +368,13 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
     sections.append(
         (
             f"2. Table 1: random loss ({scale.packets:,} packets per run; paper: 10^6)",
-            "Each cell: ours (paper). At the quick scale the paper's counts are for ten times as "
-            "many packets. The last column compares SackPlus's N_D with the binomial expectation "
+            (
+                "Each cell: ours (paper)."
+                if scale.packets == 1_000_000
+                else "The paper's counts are for 10^6 packets: see them at --scale paper; the "
+                "ratios below scale ours to 10^6."
+            )
+            + " The last column compares SackPlus's N_D with the binomial expectation "
             "p × data packets sent.\n\n"
             + table(bern, PAPER_TABLE1 if scale.packets == 1_000_000 else None, binomial=True)
             + "\n\n"
