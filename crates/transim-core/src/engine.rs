@@ -31,15 +31,17 @@ pub struct Flow {
     /// Packets that reached their destination endpoint.
     pub delivered: u64,
     /// Drops by cause, both directions.
-    pub drops: [u64; 3],
+    pub drops: [u64; 4],
     /// Drops of data-direction packets by cause.
-    pub data_drops: [u64; 3],
+    pub data_drops: [u64; 4],
     /// Dropped transmissions per data segment not yet repaired (ground truth for N_R).
     pub unrepaired: std::collections::BTreeMap<u32, u64>,
     /// Dropped data packets repaired by a retransmission sent in fast recovery (N_R).
     pub recovered_fast: u64,
     /// Dropped data packets repaired by a retransmission sent after a timeout.
     pub recovered_timeout: u64,
+    /// ACKs dropped at the receiver's own uplink buffer (its first-hop queue).
+    pub ack_drops_uplink: u64,
 }
 
 /// Packet totals checked at the end of a run.
@@ -76,6 +78,7 @@ pub struct Simulation {
     /// Optional per-packet event log.
     pub packet_trace: Option<PacketTrace>,
     out: Vec<Packet>,
+    dropped: Vec<(Packet, DropCause)>,
     next_uid: u64,
 }
 
@@ -101,6 +104,7 @@ impl Simulation {
             flows,
             packet_trace: trace_packets.then(PacketTrace::default),
             out: Vec::with_capacity(64),
+            dropped: Vec::with_capacity(8),
             next_uid: 0,
         }
     }
@@ -143,6 +147,7 @@ impl Simulation {
                     self.arrive(to, p);
                 }
             }
+            Event::LinkTxDone(l) => self.links[l as usize].tx_done(self.now, &mut self.events),
             Event::FlowStart(f) => {
                 let flow = &mut self.flows[f as usize];
                 let mut ctx = Ctx {
@@ -150,21 +155,26 @@ impl Simulation {
                     events: &mut self.events,
                     out: &mut self.out,
                     next_uid: &mut self.next_uid,
+                    uplink: None,
                 };
                 flow.sender.start(&mut ctx);
                 self.flush();
             }
             Event::Timer { flow, timer } => {
                 let f = &mut self.flows[flow as usize];
+                let uplink = receiver_uplink(f, &self.routes, &self.links);
                 let mut ctx = Ctx {
                     now: self.now,
                     events: &mut self.events,
                     out: &mut self.out,
                     next_uid: &mut self.next_uid,
+                    uplink,
                 };
                 match timer {
                     TimerKind::Rto => f.sender.on_timer(&mut ctx),
+                    TimerKind::FulSafety => f.sender.on_ful_safety(&mut ctx),
                     TimerKind::DelAck => f.receiver.on_timer(&mut ctx),
+                    TimerKind::Ful => f.receiver.on_ful_timer(&mut ctx),
                 }
                 self.flush();
             }
@@ -180,11 +190,17 @@ impl Simulation {
             if let Some(tr) = self.packet_trace.as_mut() {
                 record(tr, self.now, packet_event::DELIVER, &p, -1, -1);
             }
+            let uplink = if p.from_sender {
+                receiver_uplink(f, &self.routes, &self.links)
+            } else {
+                None
+            };
             let mut ctx = Ctx {
                 now: self.now,
                 events: &mut self.events,
                 out: &mut self.out,
                 next_uid: &mut self.next_uid,
+                uplink,
             };
             if p.from_sender {
                 let fresh = f.receiver.on_packet(&p, &mut ctx);
@@ -213,14 +229,18 @@ impl Simulation {
             l, NO_ROUTE,
             "routes are validated when the scenario is built"
         );
-        if let Err(cause) = self.links[l as usize].enqueue(self.now, p, &mut self.events) {
-            self.count_drop(&p, cause, l);
+        self.links[l as usize].enqueue(self.now, p, &mut self.events, &mut self.dropped);
+        while let Some((d, cause)) = self.dropped.pop() {
+            self.count_drop(&d, cause, l);
         }
     }
 
     fn count_drop(&mut self, p: &Packet, cause: DropCause, link: u32) {
         let f = &mut self.flows[p.flow as usize];
         f.drops[cause.index()] += 1;
+        if !p.from_sender && cause == DropCause::Queue && self.links[link as usize].from == f.dst {
+            f.ack_drops_uplink += 1;
+        }
         if p.from_sender {
             f.data_drops[cause.index()] += 1;
             if p.seg_index != 0 {
@@ -263,9 +283,7 @@ impl Simulation {
     pub fn check_conservation(&self) -> Result<Conservation, String> {
         let mut in_flight = vec![0u64; self.flows.len()];
         for l in &self.links {
-            for p in l.in_flight() {
-                in_flight[p.flow as usize] += 1;
-            }
+            l.for_each_inside(&mut |p| in_flight[p.flow as usize] += 1);
         }
         let mut total = Conservation::default();
         for (i, f) in self.flows.iter().enumerate() {
@@ -283,6 +301,13 @@ impl Simulation {
         }
         Ok(total)
     }
+}
+
+/// The first-hop link of a flow's receiver, given to receivers that use the FUL bit.
+#[inline]
+fn receiver_uplink<'a>(f: &Flow, routes: &[Vec<u32>], links: &'a [Link]) -> Option<&'a Link> {
+    f.receiver.cfg.ful?;
+    Some(&links[routes[f.dst as usize][f.src as usize] as usize])
 }
 
 #[inline]

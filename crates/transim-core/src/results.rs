@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 /// Drops by cause.
 pub type Drops = BTreeMap<&'static str, u64>;
 
-fn drops(a: &[u64; 3]) -> Drops {
+fn drops(a: &[u64; 4]) -> Drops {
     DropCause::ALL
         .iter()
         .map(|c| (c.name(), a[c.index()]))
@@ -84,6 +84,24 @@ pub struct FlowResult {
     pub drops_recovered_timeout: u64,
     /// Lost retransmissions detected from SACK information (SackPlus).
     pub lost_retransmissions_detected: u64,
+    /// ACKs dropped at the receiver's own uplink buffer.
+    pub ack_drops_uplink: u64,
+    /// ACKs the receiver sent (SYN-ACK and FUL notifications included).
+    pub acks_sent: u64,
+    /// Time of the first retransmission timeout (s).
+    pub first_timeout: Option<f64>,
+    /// FUL = 1 notifications the receiver sent.
+    pub ful_notifications: u64,
+    /// Time of the first FUL = 1 (s).
+    pub first_ful: Option<f64>,
+    /// ACKs the receiver withheld while FUL was raised.
+    pub ful_suppressed_acks: u64,
+    /// Times the sender froze on FUL = 1.
+    pub ful_freezes: u64,
+    /// Times the safety timer (not a FUL = 0) resumed the sender.
+    pub ful_safety_resumes: u64,
+    /// Total time the sender was frozen (s).
+    pub ful_frozen_time: f64,
     /// Packets created by both endpoints.
     pub packets_sent: u64,
     /// Packets delivered to endpoints.
@@ -220,6 +238,15 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             drops_recovered_fast: f.recovered_fast,
             drops_recovered_timeout: f.recovered_timeout,
             lost_retransmissions_detected: s.stats.lost_retransmissions_detected,
+            ack_drops_uplink: f.ack_drops_uplink,
+            acks_sent: r.acks_sent,
+            first_timeout: s.stats.first_timeout_at.map(secs),
+            ful_notifications: f.receiver.ful.notifications,
+            first_ful: f.receiver.ful.first_at.map(secs),
+            ful_suppressed_acks: f.receiver.ful.suppressed,
+            ful_freezes: s.ful.freezes,
+            ful_safety_resumes: s.ful.safety_resumes,
+            ful_frozen_time: secs(s.ful.frozen_ns),
             packets_sent: f.injected,
             packets_delivered: f.delivered,
             final_cwnd: s.win.cwnd,

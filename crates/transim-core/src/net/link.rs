@@ -6,8 +6,17 @@
 //! delay line ordered by arrival time at the far end and schedules an event only for its head.
 //! Each packet therefore costs one event per hop, and the number of pending events grows with
 //! the number of busy links, not with the packets in flight.
+//!
+//! A link with a scheduler ([`Sched`]: fair queueing, ACK filtering) cannot know departures in
+//! advance: it transmits one packet at a time and picks the next when the line is free (one
+//! more event per packet), then hands it to the same delay line.
+//!
+//! A packet carrying the FUL bit is admitted even to a full queue: the receiver's FUL
+//! notification must get through (a one-packet reserve, study 5).
 
 use super::loss::{DropCause, LossModel, ScriptedDrops};
+use super::packet::flags;
+use super::qdisc::{Sched, Scheduler};
 use super::Packet;
 use crate::scenario::units::QueueLimit;
 use crate::sim::events::{Event, EventQueue};
@@ -27,7 +36,7 @@ pub struct LinkStats {
     /// Bytes that reached the far end intact.
     pub bytes_out: u64,
     /// Drops by cause (indexed by [`DropCause::index`]).
-    pub drops: [u64; 3],
+    pub drops: [u64; 4],
     /// Total serialisation time of accepted packets (ns).
     pub busy_ns: u64,
     /// Integral of the waiting-queue length over time (packet·ns).
@@ -80,6 +89,10 @@ pub struct Link {
     stats_t: Time,
     /// Serialisation times of the two most recent packet sizes (data and ACKs, typically).
     tx_cache: [(u32, Time); 2],
+    /// Scheduler, for links whose departure order is decided at dequeue time.
+    sched: Option<Sched>,
+    /// Scheduler path: the packet being serialised.
+    current: Option<Packet>,
     /// Counters.
     pub stats: LinkStats,
 }
@@ -98,6 +111,7 @@ impl Link {
         script: ScriptedDrops,
         overhead: u32,
         rng: Rng,
+        sched: Option<Sched>,
     ) -> Self {
         Link {
             id,
@@ -116,13 +130,15 @@ impl Link {
             busy_until: 0,
             stats_t: 0,
             tx_cache: [(u32::MAX, 0); 2],
+            sched,
+            current: None,
             stats: LinkStats::default(),
         }
     }
 
     /// Bring the waiting queue and its time integrals up to `now`: packets whose transmission
     /// has started leave the waiting queue.
-    #[inline]
+    #[inline(always)]
     fn advance(&mut self, now: Time) {
         while let Some(&(start, size)) = self.waiting.front() {
             if start > now {
@@ -135,14 +151,30 @@ impl Link {
         self.integrate(now);
     }
 
+    /// Packets and bytes waiting (not being transmitted), as last brought up to date.
+    #[inline]
+    fn waiting_counts(&self) -> (usize, u64) {
+        match &self.sched {
+            None => (self.waiting.len(), self.waiting_bytes),
+            Some(s) => (s.len(), s.bytes()),
+        }
+    }
+
     #[inline]
     fn integrate(&mut self, t: Time) {
-        if !self.waiting.is_empty() {
+        let (n, b) = self.waiting_counts();
+        if n > 0 {
             let dt = (t - self.stats_t) as u128;
-            self.stats.queue_area += self.waiting.len() as u128 * dt;
-            self.stats.queue_byte_area += self.waiting_bytes as u128 * dt;
+            self.stats.queue_area += n as u128 * dt;
+            self.stats.queue_byte_area += b as u128 * dt;
         }
         self.stats_t = t;
+    }
+
+    fn note_queue_peak(&mut self) {
+        let (n, b) = self.waiting_counts();
+        self.stats.queue_max = self.stats.queue_max.max(n as u64);
+        self.stats.queue_max_bytes = self.stats.queue_max_bytes.max(b);
     }
 
     /// Serialisation time of `size` bytes, from a two-entry cache.
@@ -161,13 +193,53 @@ impl Link {
         t
     }
 
-    /// Number of packets waiting (not counting the one being transmitted) at `now`.
-    pub fn queue_len(&mut self, now: Time) -> usize {
-        self.advance(now);
-        self.waiting.len()
+    /// Packets waiting (not counting the one being transmitted) at `now`, without changing
+    /// the link.
+    pub fn waiting_at(&self, now: Time) -> usize {
+        match &self.sched {
+            None => self.waiting.len() - self.waiting.partition_point(|&(start, _)| start <= now),
+            Some(s) => s.len(),
+        }
     }
 
-    /// Offer a packet to the link at `now`. Returns the drop cause if the queue refuses it.
+    /// The time at which no more than `target` packets will be waiting if nothing else
+    /// arrives.
+    pub fn drain_time(&self, now: Time, target: usize) -> Time {
+        let waiting = self.waiting_at(now);
+        if waiting <= target {
+            return now;
+        }
+        match &self.sched {
+            // The entry whose start of transmission leaves `target` behind it.
+            None => self.waiting[self.waiting.len() - target - 1].0,
+            Some(s) => {
+                let per = s.bytes() / s.len().max(1) as u64;
+                let each = tx_time(per as u32 + self.overhead, self.rate_bps);
+                self.busy_until.max(now) + each * (waiting - target - 1) as u64
+            }
+        }
+    }
+
+    /// The queue limit in packets, when it is given in packets.
+    pub fn limit_packets(&self) -> Option<u64> {
+        match self.limit {
+            QueueLimit::Packets(n) => Some(n),
+            QueueLimit::Bytes(_) => None,
+        }
+    }
+
+    /// Mark a packet lost by script or loss model (it still uses the link).
+    #[inline(always)]
+    fn decide_loss(&mut self, p: &mut Packet) {
+        if !self.script.is_empty() && self.script.matches(self.stats.packets_in, p) {
+            p.lost = Some(DropCause::Script);
+        } else if self.loss.lose(&mut self.rng) {
+            p.lost = Some(DropCause::LossModel);
+        }
+    }
+
+    /// Offer a packet to the link at `now`. Packets the queue refuses (or, with a scheduler,
+    /// other packets it discards to make room) are pushed onto `dropped` with their cause.
     /// Packets chosen by a loss model or script are accepted (they use the link) but are
     /// marked lost and discarded at the far end.
     #[inline]
@@ -176,27 +248,29 @@ impl Link {
         now: Time,
         mut p: Packet,
         events: &mut EventQueue,
-    ) -> Result<(), DropCause> {
+        dropped: &mut Vec<(Packet, DropCause)>,
+    ) {
         self.advance(now);
         self.stats.packets_in += 1;
         self.stats.bytes_in += p.wire as u64;
+        if self.sched.is_some() {
+            self.enqueue_scheduled(now, p, events, dropped);
+            return;
+        }
         let size = p.wire + self.overhead;
         let busy = self.busy_until > now;
-        if busy {
+        if busy && !p.has(flags::FUL) {
             let full = match self.limit {
                 QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
                 QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 > b,
             };
             if full {
                 self.stats.drops[DropCause::Queue.index()] += 1;
-                return Err(DropCause::Queue);
+                dropped.push((p, DropCause::Queue));
+                return;
             }
         }
-        if !self.script.is_empty() && self.script.matches(self.stats.packets_in, &p) {
-            p.lost = Some(DropCause::Script);
-        } else if self.loss.lose(&mut self.rng) {
-            p.lost = Some(DropCause::LossModel);
-        }
+        self.decide_loss(&mut p);
         let start = if busy { self.busy_until } else { now };
         let end = start + self.serialise(size);
         self.busy_until = end;
@@ -204,15 +278,67 @@ impl Link {
         if busy {
             self.waiting.push_back((start, size));
             self.waiting_bytes += size as u64;
-            self.stats.queue_max = self.stats.queue_max.max(self.waiting.len() as u64);
-            self.stats.queue_max_bytes = self.stats.queue_max_bytes.max(self.waiting_bytes);
+            self.note_queue_peak();
         }
-        let arrive = end + self.delay;
+        self.put_on_line(end + self.delay, p, events);
+    }
+
+    #[inline(always)]
+    fn put_on_line(&mut self, arrive: Time, p: Packet, events: &mut EventQueue) {
         if self.line.is_empty() {
             events.push(arrive, Event::LinkArrival(self.id));
         }
         self.line.push_back(InFlight { arrive, packet: p });
-        Ok(())
+    }
+
+    fn start_transmission(&mut self, now: Time, p: Packet, events: &mut EventQueue) {
+        let t = self.serialise(p.wire + self.overhead);
+        self.busy_until = now + t;
+        self.stats.busy_ns += t;
+        self.current = Some(p);
+        events.push(self.busy_until, Event::LinkTxDone(self.id));
+    }
+
+    fn enqueue_scheduled(
+        &mut self,
+        now: Time,
+        mut p: Packet,
+        events: &mut EventQueue,
+        dropped: &mut Vec<(Packet, DropCause)>,
+    ) {
+        self.decide_loss(&mut p);
+        if self.current.is_none() {
+            self.start_transmission(now, p, events);
+            return;
+        }
+        let limit = if p.has(flags::FUL) {
+            QueueLimit::Packets(u64::MAX)
+        } else {
+            self.limit
+        };
+        let before = dropped.len();
+        self.sched
+            .as_mut()
+            .expect("scheduled link")
+            .enqueue(p, limit, dropped);
+        for (_, cause) in &dropped[before..] {
+            self.stats.drops[cause.index()] += 1;
+        }
+        self.note_queue_peak();
+    }
+
+    /// Scheduler path: the current packet has been serialised at `now`; send it down the
+    /// line and start the next one.
+    pub fn tx_done(&mut self, now: Time, events: &mut EventQueue) {
+        self.advance(now);
+        let p = self
+            .current
+            .take()
+            .expect("transmission end without a packet");
+        self.put_on_line(now + self.delay, p, events);
+        if let Some(next) = self.sched.as_mut().expect("scheduled link").dequeue() {
+            self.start_transmission(now, next, events);
+        }
     }
 
     /// The head packet reaches the far end at `now`; schedules the next head. The caller
@@ -237,9 +363,15 @@ impl Link {
         head.packet
     }
 
-    /// Packets accepted but not yet at the far end.
-    pub fn in_flight(&self) -> impl Iterator<Item = &Packet> {
-        self.line.iter().map(|f| &f.packet)
+    /// Every packet inside the link: waiting, being transmitted, or propagating.
+    pub fn for_each_inside(&self, f: &mut dyn FnMut(&Packet)) {
+        self.line.iter().for_each(|x| f(&x.packet));
+        if let Some(p) = &self.current {
+            f(p);
+        }
+        if let Some(s) = &self.sched {
+            s.for_each(f);
+        }
     }
 
     /// Close the books at the end of the run: bring integrals to `end` and remove the part of
@@ -269,6 +401,7 @@ mod tests {
             ScriptedDrops::default(),
             0,
             Rng::stream(1, "t"),
+            None,
         )
     }
 
@@ -284,7 +417,7 @@ mod tests {
         let mut l = link(QueueLimit::Packets(10));
         let mut ev = EventQueue::new();
         for _ in 0..3 {
-            l.enqueue(0, pkt(1000), &mut ev).unwrap();
+            l.enqueue(0, pkt(1000), &mut ev, &mut vec![]);
         }
         // First arrival at 1 ms serialisation + 10 ms delay; only the head is scheduled.
         assert_eq!(ev.len(), 1);
@@ -301,11 +434,14 @@ mod tests {
         let mut ev = EventQueue::new();
         // One in service + two waiting fit; the fourth is dropped.
         for i in 0..4 {
-            let r = l.enqueue(0, pkt(1000), &mut ev);
-            assert_eq!(r.is_err(), i == 3, "packet {i}");
+            let mut dropped = vec![];
+            l.enqueue(0, pkt(1000), &mut ev, &mut dropped);
+            assert_eq!(!dropped.is_empty(), i == 3, "packet {i}");
         }
         // After the first two have started transmission there is room again.
-        assert!(l.enqueue(1_000_001, pkt(1000), &mut ev).is_ok());
+        let mut dropped = vec![];
+        l.enqueue(1_000_001, pkt(1000), &mut ev, &mut dropped);
+        assert!(dropped.is_empty());
         assert_eq!(l.stats.drops[DropCause::Queue.index()], 1);
     }
 
@@ -313,10 +449,15 @@ mod tests {
     fn byte_limited_queue() {
         let mut l = link(QueueLimit::Bytes(1500));
         let mut ev = EventQueue::new();
-        assert!(l.enqueue(0, pkt(1000), &mut ev).is_ok()); // in service
-        assert!(l.enqueue(0, pkt(1000), &mut ev).is_ok()); // waiting 1000
-        assert!(l.enqueue(0, pkt(600), &mut ev).is_err()); // 1600 > 1500
-        assert!(l.enqueue(0, pkt(500), &mut ev).is_ok()); // 1500
+        let mut offer = |size| {
+            let mut dropped = vec![];
+            l.enqueue(0, pkt(size), &mut ev, &mut dropped);
+            dropped.is_empty()
+        };
+        assert!(offer(1000)); // in service
+        assert!(offer(1000)); // waiting 1000
+        assert!(!offer(600)); // 1600 > 1500
+        assert!(offer(500)); // 1500
     }
 
     #[test]
@@ -324,8 +465,8 @@ mod tests {
         let mut l = link(QueueLimit::Packets(100));
         let mut ev = EventQueue::new();
         // Two packets at t=0: the second waits 1 ms.
-        l.enqueue(0, pkt(1000), &mut ev).unwrap();
-        l.enqueue(0, pkt(1000), &mut ev).unwrap();
+        l.enqueue(0, pkt(1000), &mut ev, &mut vec![]);
+        l.enqueue(0, pkt(1000), &mut ev, &mut vec![]);
         l.finish(SECOND);
         assert_eq!(l.stats.busy_ns, 2 * MILLISECOND);
         assert_eq!(l.stats.queue_area, MILLISECOND as u128);

@@ -13,11 +13,18 @@ pub enum DropCause {
     LossModel,
     /// A scripted drop.
     Script,
+    /// Removed from a queue by ACK filtering (a newer ACK of the same flow replaced it).
+    Filtered,
 }
 
 impl DropCause {
     /// All causes, in reporting order.
-    pub const ALL: [DropCause; 3] = [DropCause::Queue, DropCause::LossModel, DropCause::Script];
+    pub const ALL: [DropCause; 4] = [
+        DropCause::Queue,
+        DropCause::LossModel,
+        DropCause::Script,
+        DropCause::Filtered,
+    ];
 
     /// Name used in results.
     pub fn name(self) -> &'static str {
@@ -25,6 +32,7 @@ impl DropCause {
             DropCause::Queue => "queue",
             DropCause::LossModel => "loss_model",
             DropCause::Script => "script",
+            DropCause::Filtered => "filtered",
         }
     }
 

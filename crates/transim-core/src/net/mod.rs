@@ -3,6 +3,7 @@
 pub mod link;
 pub mod loss;
 pub mod packet;
+pub mod qdisc;
 
 pub use link::{Link, LinkStats};
 pub use loss::{DropCause, LossModel, ScriptedDrops};

@@ -6,6 +6,7 @@ use super::profiles::resolve;
 use super::schema::*;
 use super::units::QueueLimit;
 use crate::engine::{Flow, Simulation, NO_ROUTE};
+use crate::net::qdisc::{AckFilter, Drr, Sched};
 use crate::net::{Link, LossModel, ScriptedDrops};
 use crate::sim::rng::Rng;
 use crate::sim::Time;
@@ -32,6 +33,7 @@ struct DirParams {
     overhead: u32,
     loss: LossModel,
     script: ScriptedDrops,
+    sched: Option<Sched>,
 }
 
 /// Nodes and link directions being assembled.
@@ -60,7 +62,7 @@ impl Net {
         let name = format!("{}->{}", self.names[from as usize], self.names[to as usize]);
         let rng = Rng::stream(seed, &format!("loss/{name}"));
         self.links.push(Link::new(
-            id, from, to, d.rate, d.delay, d.queue, d.loss, d.script, d.overhead, rng,
+            id, from, to, d.rate, d.delay, d.queue, d.loss, d.script, d.overhead, rng, d.sched,
         ));
         self.link_names.push(name);
         self.out[from as usize].push((id, to));
@@ -145,9 +147,18 @@ fn direction(
         rate: d.rate.unwrap_or(spec.rate).0,
         delay: d.delay.or(spec.delay).map(|x| x.0).unwrap_or(0),
         queue: d.queue.or(spec.queue).unwrap_or(QueueLimit::Packets(100)),
-        overhead: spec.overhead.map(|s| s.0 as u32).unwrap_or(0),
+        overhead: d
+            .overhead
+            .or(spec.overhead)
+            .map(|s| s.0 as u32)
+            .unwrap_or(0),
         loss,
         script,
+        sched: match d.qdisc.or(spec.qdisc).unwrap_or(QdiscSpec::DropTail) {
+            QdiscSpec::DropTail => None,
+            QdiscSpec::Fq => Some(Sched::Fq(Drr::new(1500))),
+            QdiscSpec::AckFilter => Some(Sched::AckFilter(AckFilter::default())),
+        },
     })
 }
 
@@ -247,6 +258,7 @@ fn default_access(bottleneck: &LinkSpec) -> LinkSpec {
         rate: super::units::Rate(bottleneck.rate.0 * 10.0),
         delay: None,
         queue: Some(QueueLimit::Packets(1000)),
+        qdisc: None,
         overhead: None,
         forward: None,
         reverse: None,
@@ -437,13 +449,23 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                 .map_err(|m| ScenarioError::new(format!("flows[{i}]"), m))?;
         }
     }
-    let mut flows = Vec::with_capacity(n);
+    let mut flows: Vec<Flow> = Vec::with_capacity(n);
     for (i, f) in sc.flows.iter().enumerate() {
         let (spec, path) = match &f.tcp {
             Some(t) => (t.over(&sc.tcp), format!("flows[{i}].tcp")),
             None => (sc.tcp.clone(), "tcp".to_string()),
         };
         let cfg = resolve(&spec, &path)?;
+        if let Some(ful) = cfg.ful {
+            let (s, d) = endpoints[i];
+            let up = &net.links[routes[d as usize][s as usize] as usize];
+            if ful.high.is_none() && up.limit_packets().is_none() {
+                return Err(ScenarioError::new(
+                    format!("{path}.ful_high"),
+                    format!("is required: the receiver's uplink queue ({}) is limited in bytes, so FUL needs a high-water mark in packets", net.link_names[up.id as usize]),
+                ));
+            }
+        }
         let app_bytes = app_bytes(&f.app, &format!("flows[{i}].app"))?;
         let (s, d) = endpoints[i];
         let sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
@@ -457,11 +479,12 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             dst: d,
             injected: 0,
             delivered: 0,
-            drops: [0; 3],
-            data_drops: [0; 3],
+            drops: [0; 4],
+            data_drops: [0; 4],
             unrepaired: Default::default(),
             recovered_fast: 0,
             recovered_timeout: 0,
+            ack_drops_uplink: 0,
         });
     }
     Ok(Simulation::new(

@@ -117,6 +117,51 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         IwSpec::Rule(IwRule::Linux26) => InitialWindow::Linux26,
         IwSpec::Rule(IwRule::Rfc6928) => InitialWindow::Rfc6928,
     };
+    let ful = match spec.ful {
+        Some(true) => {
+            let bit = spec.ful_bit.unwrap_or(4);
+            if !(4..=6).contains(&bit) {
+                return Err(ScenarioError::new(format!("{path}.ful_bit"), format!("got {bit}; expected 4, 5 or 6 (a reserved bit of TCP header byte 12; bit 7 is AccECN's AE)")));
+            }
+            if let (Some(h), Some(l)) = (spec.ful_high, spec.ful_low) {
+                if l >= h {
+                    return Err(ScenarioError::new(
+                        format!("{path}.ful_low"),
+                        format!("got {l}; expected less than ful_high ({h})"),
+                    ));
+                }
+            }
+            let safety = spec.ful_safety_timer.map(|d| d.0).unwrap_or(SECOND);
+            if safety == 0 {
+                return Err(ScenarioError::new(
+                    format!("{path}.ful_safety_timer"),
+                    "got 0; expected a positive duration",
+                ));
+            }
+            Some(crate::tcp::ful::FulConfig {
+                high: spec.ful_high,
+                low: spec.ful_low,
+                safety,
+                bit,
+            })
+        }
+        _ => {
+            for (set, name) in [
+                (spec.ful_high.is_some(), "ful_high"),
+                (spec.ful_low.is_some(), "ful_low"),
+                (spec.ful_safety_timer.is_some(), "ful_safety_timer"),
+                (spec.ful_bit.is_some(), "ful_bit"),
+            ] {
+                if set {
+                    return Err(ScenarioError::new(
+                        format!("{path}.{name}"),
+                        "is set but ful is not true",
+                    ));
+                }
+            }
+            None
+        }
+    };
     let max_cwnd = spec.max_cwnd.map(|s| s.0);
     if let Some(m) = max_cwnd {
         if m < mss as u64 {
@@ -189,6 +234,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             NagleSpec::Minshall => Nagle::Minshall,
         },
         limited_transmit: spec.limited_transmit.unwrap_or(d.limited_transmit),
+        ful,
         partial_ack_timer: match spec.partial_ack_timer.unwrap_or(d.partial_ack_timer) {
             PartialAckTimerSpec::Impatient => PartialAckTimer::Impatient,
             PartialAckTimerSpec::SlowButSteady => PartialAckTimer::SlowButSteady,

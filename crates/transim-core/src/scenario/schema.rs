@@ -105,6 +105,9 @@ pub struct LinkSpec {
     /// Queue limit of both directions (default 100 packets).
     #[serde(default)]
     pub queue: Option<QueueLimit>,
+    /// Queue discipline of both directions (default drop-tail).
+    #[serde(default)]
+    pub qdisc: Option<QdiscSpec>,
     /// Framing bytes added to every packet for serialisation (default 0).
     #[serde(default)]
     pub overhead: Option<Size>,
@@ -129,12 +132,31 @@ pub struct DirectionSpec {
     /// Queue limit of this direction.
     #[serde(default)]
     pub queue: Option<QueueLimit>,
+    /// Queue discipline of this direction.
+    #[serde(default)]
+    pub qdisc: Option<QdiscSpec>,
+    /// Framing bytes per packet on this direction.
+    #[serde(default)]
+    pub overhead: Option<Size>,
     /// Random loss model.
     #[serde(default)]
     pub loss: Option<LossSpec>,
     /// Scripted drops.
     #[serde(default)]
     pub drops: Option<DropScriptSpec>,
+}
+
+/// Queue disciplines.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum QdiscSpec {
+    /// FIFO, drop the arriving packet when full.
+    #[serde(rename = "droptail")]
+    DropTail,
+    /// Per-flow fair queueing (deficit round robin, longest-queue drop).
+    Fq,
+    /// FIFO where a newer pure ACK replaces an older queued one of the same flow.
+    AckFilter,
 }
 
 /// Loss model names.
@@ -502,6 +524,22 @@ pub struct TcpSpec {
     /// RFC 3042.
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// Use the FUL bit (study 5): the receiver signals a full uplink buffer, the sender
+    /// freezes.
+    #[serde(default)]
+    pub ful: Option<bool>,
+    /// FUL: raise at this many packets waiting in the uplink buffer (default: when full).
+    #[serde(default)]
+    pub ful_high: Option<u64>,
+    /// FUL: clear at this many packets waiting (default: half the buffer).
+    #[serde(default)]
+    pub ful_low: Option<u64>,
+    /// FUL: the sender's safety timer (default 1 s).
+    #[serde(default)]
+    pub ful_safety_timer: Option<Duration>,
+    /// FUL: which reserved header bit carries it, 4, 5 or 6 of byte 12 (default 4).
+    #[serde(default)]
+    pub ful_bit: Option<u8>,
     /// NewReno: "impatient" (RFC 6582) or "slow_but_steady" (ns-2).
     #[serde(default)]
     pub partial_ack_timer: Option<PartialAckTimerSpec>,
@@ -557,6 +595,11 @@ impl TcpSpec {
             nagle,
             limited_transmit,
             partial_ack_timer,
+            ful,
+            ful_high,
+            ful_low,
+            ful_safety_timer,
+            ful_bit,
             dupthresh,
             rto_initial,
             rto_min,

@@ -11,6 +11,8 @@ use std::collections::BinaryHeap;
 pub enum Event {
     /// The head packet of a link direction's delay line reaches the far end.
     LinkArrival(u32),
+    /// A link direction with a scheduler finishes serialising its current packet.
+    LinkTxDone(u32),
     /// A TCP flow starts (opens its connection).
     FlowStart(u32),
     /// One of a flow's timers may be due.
@@ -29,6 +31,10 @@ pub enum TimerKind {
     Rto,
     /// Receiver delayed-ACK timer.
     DelAck,
+    /// Receiver FUL timer: check whether the uplink buffer has drained.
+    Ful,
+    /// Sender FUL safety timer.
+    FulSafety,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -4,13 +4,14 @@
 
 pub mod cc;
 pub mod config;
+pub mod ful;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
 pub mod timer;
 
-use crate::net::Packet;
+use crate::net::{Link, Packet};
 use crate::sim::events::EventQueue;
 use crate::sim::Time;
 
@@ -25,4 +26,6 @@ pub struct Ctx<'a> {
     pub out: &'a mut Vec<Packet>,
     /// Packet id counter.
     pub next_uid: &'a mut u64,
+    /// The endpoint's first-hop link, for receivers using the FUL bit (None otherwise).
+    pub uplink: Option<&'a Link>,
 }

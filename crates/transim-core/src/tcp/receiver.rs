@@ -46,8 +46,8 @@ pub struct OooBlock {
 
 /// The receiving half of a connection.
 pub struct TcpReceiver {
-    cfg: TcpConfig,
-    flow: u32,
+    pub(crate) cfg: TcpConfig,
+    pub(crate) flow: u32,
     node: u32,
     peer: u32,
     /// Next byte expected.
@@ -66,6 +66,8 @@ pub struct TcpReceiver {
     fin_at_seq: Option<u64>,
     /// Counters.
     pub stats: ReceiverStats,
+    /// FUL-bit state.
+    pub ful: super::ful::FulReceiverState,
 }
 
 impl TcpReceiver {
@@ -91,6 +93,7 @@ impl TcpReceiver {
             ts_recent: 0,
             fin_sent: false,
             fin_at_seq: None,
+            ful: Default::default(),
             stats: ReceiverStats::default(),
         }
     }
@@ -131,12 +134,8 @@ impl TcpReceiver {
         }
     }
 
-    fn send_ack(&mut self, ctx: &mut Ctx) {
-        let mut fl = flags::ACK;
-        if self.stats.fin_at.is_some() && !self.fin_sent {
-            fl |= flags::FIN; // passive close right away: FIN with the ACK of the FIN
-            self.fin_sent = true;
-        }
+    /// An ACK for the current state (with SACK blocks when enabled).
+    pub(crate) fn ack_packet(&self, ctx: &mut Ctx, fl: u16) -> Packet {
         let mut p = self.packet(ctx, fl);
         if self.cfg.sack {
             p.sack = self.sack_blocks(self.cfg.sack_blocks as usize);
@@ -145,12 +144,32 @@ impl TcpReceiver {
                 p.wire += 4 + 8 * p.sack.len as u32;
             }
         }
-        if fl & flags::FIN != 0 {
-            self.own_seq += 1;
-        }
+        p
+    }
+
+    /// Reset the delayed-ACK state after an ACK went out (or was deliberately withheld).
+    pub(crate) fn after_ack_sent(&mut self) {
         self.unacked_segments = 0;
         self.unacked_bytes = 0;
         self.delack.cancel();
+    }
+
+    fn send_ack(&mut self, ctx: &mut Ctx) {
+        if !self.ful_admit_ack(ctx) {
+            self.after_ack_sent();
+            return;
+        }
+        let mut fl = flags::ACK;
+        if self.stats.fin_at.is_some() && !self.fin_sent {
+            fl |= flags::FIN; // passive close right away: FIN with the ACK of the FIN
+            self.fin_sent = true;
+        }
+        let p = self.ack_packet(ctx, fl);
+        if fl & flags::FIN != 0 {
+            self.own_seq += 1;
+        }
+        self.after_ack_sent();
+        self.ful.last_ack = p.ack;
         self.stats.acks_sent += 1;
         ctx.out.push(p);
     }
@@ -279,8 +298,7 @@ impl TcpReceiver {
         let mut order: Vec<&OooBlock> = self.ooo.iter().collect();
         order.sort_unstable_by_key(|b| std::cmp::Reverse(b.touched));
         for b in order.into_iter().take(max.min(4)) {
-            sb.blocks[sb.len as usize] = (b.start, b.end);
-            sb.len += 1;
+            sb.push(self.rcv_nxt, b.start, b.end);
         }
         sb
     }
@@ -358,6 +376,7 @@ mod tests {
             events: &mut ev,
             out: &mut out,
             next_uid: &mut uid,
+            uplink: None,
         };
         r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
         r.on_packet(&seg(flags::ACK, 1, 1000), &mut ctx);
@@ -387,6 +406,7 @@ mod tests {
             events: &mut ev,
             out: &mut out,
             next_uid: &mut uid,
+            uplink: None,
         };
         r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
         let s = |k: u64| 1 + k * mss; // start of segment k (0-based)
@@ -394,7 +414,7 @@ mod tests {
         for k in [0, 2, 4, 3, 6, 8, 10] {
             r.on_packet(&seg(flags::ACK, s(k), mss as u32), &mut ctx);
             let p = ctx.out.last().unwrap();
-            last = p.sack.blocks[..p.sack.len as usize].to_vec();
+            last = p.sack.to_vec(p.ack);
         }
         // Blocks: [2,5) merged when 3 arrived, then 6, 8, 10 each alone; 10 newest.
         assert_eq!(last, vec![(s(10), s(11)), (s(8), s(9)), (s(6), s(7))]);
@@ -403,7 +423,7 @@ mod tests {
         let p = *ctx.out.last().unwrap();
         assert_eq!(p.ack, s(5));
         assert_eq!(
-            p.sack.blocks[..p.sack.len as usize].to_vec(),
+            p.sack.to_vec(p.ack),
             vec![(s(10), s(11)), (s(8), s(9)), (s(6), s(7))]
         );
         // The SACK option is on the wire: 12 bytes of timestamps + 2 + 3·8 + 2 padding.

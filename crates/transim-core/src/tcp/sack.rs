@@ -47,9 +47,10 @@ enum Next {
 
 impl TcpSender {
     /// Mark segments covered by SACK blocks; returns true if any segment became SACKed.
-    pub(crate) fn update_scoreboard(&mut self, sb: &SackBlocks) -> bool {
+    pub(crate) fn update_scoreboard(&mut self, sb: &SackBlocks, ack: u64) -> bool {
         let mut new_info = false;
-        for &(left, right) in &sb.blocks[..sb.len as usize] {
+        for k in 0..sb.len as usize {
+            let (left, right) = sb.get(ack, k);
             if right <= self.snd_una {
                 continue; // D-SACK or stale
             }
@@ -104,7 +105,7 @@ impl TcpSender {
 
     /// ACK processing for the SACK-based variants.
     pub(crate) fn sack_on_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
-        let new_info = p.sack.len > 0 && self.update_scoreboard(&p.sack);
+        let new_info = p.sack.len > 0 && self.update_scoreboard(&p.sack, p.ack);
         let variant = self.cfg.recovery;
         let sack1 = matches!(variant, Recovery::Sack1 | Recovery::SackPlus);
         if p.ack > self.snd_una {
@@ -124,7 +125,7 @@ impl TcpSender {
                 if sack1 {
                     self.sack.pipe -= 2;
                     if variant == Recovery::SackPlus {
-                        self.detect_lost_retransmissions(&p.sack);
+                        self.detect_lost_retransmissions(&p.sack, p.ack);
                     }
                 }
                 if self.finish_ack(true, ctx) {
@@ -152,7 +153,7 @@ impl TcpSender {
             if sack1 {
                 self.sack.pipe -= 1;
                 if variant == Recovery::SackPlus {
-                    self.detect_lost_retransmissions(&p.sack);
+                    self.detect_lost_retransmissions(&p.sack, p.ack);
                 }
             }
             self.sack_send(ctx);
@@ -209,6 +210,9 @@ impl TcpSender {
 
     /// Retransmit the segment at `index` of the queue as a fast-recovery retransmission.
     fn retransmit_index(&mut self, index: usize, ctx: &mut Ctx) {
+        if self.ful.frozen {
+            return;
+        }
         let seg: SentSeg = self.rtx[index];
         let fin = self.finite && seg.end == self.app_end + 1;
         self.send_segment(
@@ -232,11 +236,11 @@ impl TcpSender {
 
     /// SackPlus: a retransmitted hole whose recorded snd_max lies below the first SACK block's
     /// right edge was lost again: it leaves the pipe and becomes eligible at once.
-    fn detect_lost_retransmissions(&mut self, sb: &SackBlocks) {
+    fn detect_lost_retransmissions(&mut self, sb: &SackBlocks, ack: u64) {
         if sb.len == 0 {
             return;
         }
-        let first_right = sb.blocks[0].1;
+        let first_right = sb.get(ack, 0).1;
         for seg in self.rtx.iter_mut() {
             if seg.rtx_episode && !seg.sacked && seg.rtx_high < first_right {
                 seg.rtx_episode = false;
@@ -248,6 +252,9 @@ impl TcpSender {
 
     /// Send while the variant's pipe test allows.
     fn sack_send(&mut self, ctx: &mut Ctx) {
+        if self.ful.frozen {
+            return;
+        }
         if self.cfg.recovery == Recovery::Rfc6675 {
             self.mark_lost();
             self.sack.pipe_bytes = self.set_pipe();

@@ -82,6 +82,8 @@ pub struct SenderStats {
     pub all_acked_at: Option<Time>,
     /// Lost retransmissions detected from SACK information (SackPlus).
     pub lost_retransmissions_detected: u64,
+    /// When the first retransmission timeout (after the handshake) happened.
+    pub first_timeout_at: Option<Time>,
 }
 
 /// Timestamp clock tick (1 ms, as Linux at HZ=1000).
@@ -129,6 +131,8 @@ pub struct TcpSender {
     pub trace: Option<Box<FlowTrace>>,
     /// SACK state (used by the SACK-based recovery variants).
     pub(crate) sack: super::sack::SackState,
+    /// FUL-bit state.
+    pub ful: super::ful::FulSenderState,
 }
 
 impl TcpSender {
@@ -185,6 +189,7 @@ impl TcpSender {
             stats: SenderStats::default(),
             trace: trace.then(Box::default),
             sack: Default::default(),
+            ful: Default::default(),
             cfg,
         }
     }
@@ -290,7 +295,14 @@ impl TcpSender {
                     self.send_pure_ack(1, ctx); // our handshake ACK was lost
                     return;
                 }
+                if self.ful_on_ack(p, ctx) {
+                    self.record(ctx.now);
+                    return;
+                }
                 self.on_ack(p, ctx);
+                if !self.ful.frozen && !self.rto_timer.is_set() && self.snd_max > self.snd_una {
+                    self.restart_rto(ctx); // resumed by a FUL = 0 that acknowledged nothing new
+                }
             }
             SenderState::Done if p.has(flags::FIN) => self.send_pure_ack(p.seq + 1, ctx),
             _ => {}
@@ -371,7 +383,7 @@ impl TcpSender {
 
     /// Send as much as the windows, Nagle and the application allow.
     pub fn try_send(&mut self, ctx: &mut Ctx) {
-        if self.state != SenderState::Established {
+        if self.state != SenderState::Established || self.ful.frozen {
             return;
         }
         loop {
@@ -479,6 +491,9 @@ impl TcpSender {
 
     /// Retransmit the segment starting at snd_una (fast retransmit, NewReno partial ACK).
     fn retransmit_first(&mut self, ctx: &mut Ctx) {
+        if self.ful.frozen {
+            return;
+        }
         if let Some(seg) = self.rtx.front().copied() {
             let fin = self.finite && seg.end == self.app_end + 1;
             let start = seg.start.max(self.snd_una);
@@ -629,6 +644,9 @@ impl TcpSender {
     }
 
     fn on_dupack(&mut self, ctx: &mut Ctx) {
+        if self.ful.frozen {
+            return; // a FUL = 1 holds the sender: no reaction until it resumes
+        }
         self.dupacks += 1;
         self.stats.dupacks += 1;
         let mss = self.win.mss as u64;
@@ -702,6 +720,7 @@ impl TcpSender {
             }
             SenderState::Established if self.snd_max > self.snd_una => {
                 self.stats.timeouts += 1;
+                self.stats.first_timeout_at.get_or_insert(ctx.now);
                 let mss = self.win.mss as u64;
                 if self.rtt.backoff == 0 {
                     // RFC 5681 eq. 4; a repeated timeout of the same data keeps ssthresh.
