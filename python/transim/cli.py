@@ -59,10 +59,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .studies import sackplus
+    from .studies import ful, sackplus
 
+    module = {"sackplus": sackplus, "ful": ful}[args.study]
     out = Path(args.out) if args.out else Path("out") / args.study
-    text = sackplus.reproduce(out, args.scale, args.jobs)
+    text = module.reproduce(out, args.scale, args.jobs)
     print(text)
     print(f"written to {out}/report.md")
     return 0
@@ -117,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("reproduce", help="reproduce a published study (tables and figures)")
-    rp.add_argument("study", choices=["sackplus"], help="which study")
+    rp.add_argument("study", choices=["sackplus", "ful"], help="which study")
     rp.add_argument(
         "--scale",
         choices=["quick", "paper"],

@@ -136,6 +136,12 @@ def _study_sackplus(out: Path, scale: str) -> str:
     return sackplus.reproduce(out, scale).replace("](", "](study4-sackplus/")
 
 
+def _study_ful(out: Path, scale: str) -> str:
+    from .studies import ful
+
+    return ful.reproduce(out, scale).replace("](", "](study5-ful/")
+
+
 SECTIONS = [
     Section(
         "study4-sackplus",
@@ -143,6 +149,13 @@ SECTIONS = [
         "Park et al. (KIISE 2005), reproduced from scenarios/studies/sackplus/ by "
         "`transim reproduce sackplus`; ours beside the paper's numbers.",
         _study_sackplus,
+    ),
+    Section(
+        "study5-ful",
+        "Study 5: the FUL bit against uplink ACK-buffer overflow",
+        "Kang & Jang, reproduced from scenarios/studies/ful/ by `transim reproduce ful`; "
+        "ours beside the paper's numbers, with the delays and buffers the paper leaves open.",
+        _study_ful,
     ),
     Section(
         "dumbbell",
