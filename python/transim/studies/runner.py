@@ -1,13 +1,15 @@
 """Running many scenarios for a study: a resumable result store and a parallel map.
 
 Every finished run is appended at once to ``runs.jsonl`` in the study's output folder, keyed
-by a hash of the exact scenario it ran; running the study again reuses those rows, so an
-interruption or a crash loses nothing already computed. The engine releases the GIL, so runs
+by a hash of the exact scenario it ran and of the engine that ran it; running the study again
+with the same engine reuses those rows, so an interruption or a crash loses nothing already
+computed, while a rebuilt engine runs everything afresh. The engine releases the GIL, so runs
 execute in threads (one per core by default).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -24,9 +26,17 @@ from .. import run
 from ..result import Result
 
 
+@functools.cache
+def engine_fingerprint() -> str:
+    """A hash of the compiled engine, so results of an older build are never reused."""
+    from .. import _core
+
+    return hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
+
+
 def scenario_key(doc: dict[str, Any]) -> str:
-    """A stable identifier of a scenario (its canonical JSON)."""
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    """A stable identifier of a run: the scenario's canonical JSON and the engine build."""
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":")) + engine_fingerprint()
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 

@@ -104,15 +104,19 @@ impl TcpReceiver {
         self.ful.notifications += 1;
         self.ful.first_at.get_or_insert(ctx.now);
         self.ful.suppressed += 1;
-        let at = ctx
+        self.arm_drain_timer(ctx, low);
+        false
+    }
+
+    /// Wake up when the uplink buffer should be down to `low` packets.
+    fn arm_drain_timer(&mut self, ctx: &mut Ctx, low: u64) {
+        let link = ctx
             .uplink
-            .expect("uplink")
-            .drain_time(ctx.now, low as usize)
-            .max(ctx.now + 1);
+            .expect("the engine gives FUL receivers their uplink");
+        let at = link.drain_time(ctx.now, low as usize).max(ctx.now + 1);
         self.ful
             .timer
             .set(at, self.flow, TimerKind::Ful, ctx.events);
-        false
     }
 
     /// The FUL drain timer: clear FUL once the buffer is down to the low-water mark.
@@ -129,14 +133,7 @@ impl TcpReceiver {
         let (_, low) = self.ful_marks(ctx, cfg);
         let occupancy = self.uplink_occupancy(ctx);
         if occupancy > low {
-            let at = ctx
-                .uplink
-                .expect("uplink")
-                .drain_time(ctx.now, low as usize)
-                .max(ctx.now + 1);
-            self.ful
-                .timer
-                .set(at, self.flow, TimerKind::Ful, ctx.events);
+            self.arm_drain_timer(ctx, low);
             return;
         }
         let limit = ctx
