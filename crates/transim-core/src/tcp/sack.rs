@@ -149,6 +149,7 @@ impl TcpSender {
             return;
         }
         self.stats.dupacks += 1;
+        self.observe_duplicate(ctx.now);
         if self.in_recovery {
             if sack1 {
                 self.sack.pipe -= 1;

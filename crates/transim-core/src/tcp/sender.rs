@@ -575,14 +575,29 @@ impl TcpSender {
         }
         self.dupacks = 0;
         self.lt_segments = 0;
-        AckInfo {
+        let info = AckInfo {
             now: ctx.now,
             acked: acked_data,
             rtt: sample,
             srtt: self.rtt.srtt,
             min_rtt: self.rtt.min_rtt,
             flight: flight_before,
-        }
+        };
+        self.cc.observe(&self.win, &info);
+        info
+    }
+
+    /// Tell congestion control about a duplicate ACK (for its estimators).
+    pub(crate) fn observe_duplicate(&mut self, now: Time) {
+        let info = AckInfo {
+            now,
+            acked: 0,
+            rtt: None,
+            srtt: self.rtt.srtt,
+            min_rtt: self.rtt.min_rtt,
+            flight: self.flight(),
+        };
+        self.cc.observe(&self.win, &info);
     }
 
     /// After a new ACK: manage the RTO timer and detect completion. Returns true when the
@@ -647,6 +662,7 @@ impl TcpSender {
         if self.ful.frozen {
             return; // a FUL = 1 holds the sender: no reaction until it resumes
         }
+        self.observe_duplicate(ctx.now);
         self.dupacks += 1;
         self.stats.dupacks += 1;
         let mss = self.win.mss as u64;

@@ -5,7 +5,10 @@
 //! statically (one `match`, no virtual call per ACK). Adding a variant touches its own file,
 //! one arm of [`Cc`] and one of [`CcKind`].
 
+pub mod cubic;
 pub mod reno;
+pub mod veno;
+pub mod westwood;
 
 use super::config::CwndUnit;
 use crate::sim::Time;
@@ -95,10 +98,29 @@ pub struct AckInfo {
     pub flight: u64,
 }
 
+/// What a congestion control learns when it takes over a running connection.
+#[derive(Clone, Copy, Debug)]
+pub struct HandOver {
+    /// Current time.
+    pub now: Time,
+    /// Smoothed RTT (0 before the first sample).
+    pub srtt: Time,
+    /// Smallest RTT seen (`Time::MAX` before the first sample).
+    pub min_rtt: Time,
+    /// Bytes in flight.
+    pub flight: u64,
+}
+
 /// The interface every congestion-control algorithm implements.
 pub trait CongestionControl {
     /// Grow the window on an ACK of new data outside loss recovery.
     fn on_ack(&mut self, w: &mut Window, a: &AckInfo);
+    /// Every ACK, new or duplicate, in or out of recovery, before any window change: for
+    /// estimators (bandwidth, RTT). `a.acked` is 0 for a duplicate ACK.
+    fn observe(&mut self, _w: &Window, _a: &AckInfo) {}
+    /// Take over a running connection (mid-session switching): initialise private state
+    /// from the window and the connection's estimates. cwnd and ssthresh are kept.
+    fn hand_over(&mut self, _w: &Window, _h: &HandOver) {}
     /// New ssthresh after a loss is detected; `base` is the quantity being reduced
     /// (FlightSize or the window, per the halving-base option).
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64;
@@ -111,11 +133,25 @@ pub trait CongestionControl {
 pub enum CcKind {
     /// Reno / NewReno AIMD.
     Reno,
+    /// CUBIC, RFC 9438 constants.
+    Cubic,
+    /// CUBIC with Linux 2.6.2x constants (β = 819/1024).
+    Cubic26,
+    /// Westwood+.
+    Westwood,
+    /// Veno.
+    Veno,
 }
 
 impl CcKind {
     /// Every algorithm, with its scenario name.
-    pub const ALL: &'static [(&'static str, CcKind)] = &[("reno", CcKind::Reno)];
+    pub const ALL: &'static [(&'static str, CcKind)] = &[
+        ("reno", CcKind::Reno),
+        ("cubic", CcKind::Cubic),
+        ("cubic-2.6", CcKind::Cubic26),
+        ("westwood", CcKind::Westwood),
+        ("veno", CcKind::Veno),
+    ];
 
     /// Look up a name.
     pub fn from_name(name: &str) -> Option<CcKind> {
@@ -135,6 +171,10 @@ impl CcKind {
     pub fn build(self) -> Cc {
         match self {
             CcKind::Reno => Cc::Reno(reno::Reno),
+            CcKind::Cubic => Cc::Cubic(cubic::Cubic::rfc9438()),
+            CcKind::Cubic26 => Cc::Cubic(cubic::Cubic::linux26()),
+            CcKind::Westwood => Cc::Westwood(westwood::Westwood::default()),
+            CcKind::Veno => Cc::Veno(veno::Veno::default()),
         }
     }
 }
@@ -144,12 +184,21 @@ impl CcKind {
 pub enum Cc {
     /// Reno.
     Reno(reno::Reno),
+    /// CUBIC.
+    Cubic(cubic::Cubic),
+    /// Westwood+.
+    Westwood(westwood::Westwood),
+    /// Veno.
+    Veno(veno::Veno),
 }
 
 macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
             Cc::Reno($c) => $e,
+            Cc::Cubic($c) => $e,
+            Cc::Westwood($c) => $e,
+            Cc::Veno($c) => $e,
         }
     };
 }
@@ -159,6 +208,10 @@ impl Cc {
     pub fn kind(&self) -> CcKind {
         match self {
             Cc::Reno(_) => CcKind::Reno,
+            Cc::Cubic(c) if c.beta > 0.75 => CcKind::Cubic26,
+            Cc::Cubic(_) => CcKind::Cubic,
+            Cc::Westwood(_) => CcKind::Westwood,
+            Cc::Veno(_) => CcKind::Veno,
         }
     }
 }
@@ -175,5 +228,12 @@ impl CongestionControl for Cc {
     #[inline]
     fn on_timeout(&mut self, w: &mut Window) {
         dispatch!(self, c => c.on_timeout(w))
+    }
+    #[inline]
+    fn observe(&mut self, w: &Window, a: &AckInfo) {
+        dispatch!(self, c => c.observe(w, a))
+    }
+    fn hand_over(&mut self, w: &Window, h: &HandOver) {
+        dispatch!(self, c => c.hand_over(w, h))
     }
 }

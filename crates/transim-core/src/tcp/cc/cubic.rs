@@ -1,0 +1,143 @@
+//! CUBIC (RFC 9438). The window follows W(t) = C·(t − K)³ + W_max after a reduction, with
+//! K = ∛((W_max − cwnd_epoch)/C), t the time since the congestion-avoidance epoch began; per
+//! ACK cwnd moves towards W(t + RTT) (clamped to [cwnd, 1.5·cwnd]). In the Reno-friendly
+//! region (W_cubic below the estimate W_est of a Reno flow's window) cwnd follows W_est.
+//! Fast convergence lowers W_max when a loss comes before the previous W_max was reached.
+//!
+//! Two parameter sets: RFC 9438 (β = 0.7) and Linux 2.6.2x (β = 819/1024, the module ns-2
+//! ships), chosen by the names "cubic" and "cubic-2.6".
+
+use super::{AckInfo, CongestionControl, HandOver, Window};
+use crate::sim::Time;
+
+/// CUBIC state, in segments.
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    /// Multiplicative decrease factor β.
+    pub beta: f64,
+    /// Scaling constant C (segments / s³).
+    pub c: f64,
+    /// Window before the last reduction (segments).
+    pub w_max: f64,
+    /// K (s) of the current epoch.
+    pub k: f64,
+    epoch_start: Option<Time>,
+    cwnd_epoch: f64,
+    w_est: f64,
+    /// cwnd in segments with its fraction (the shared window holds whole bytes).
+    cwnd: f64,
+}
+
+impl Cubic {
+    /// RFC 9438 constants: β = 0.7, C = 0.4.
+    pub fn rfc9438() -> Self {
+        Self::with_beta(0.7)
+    }
+
+    /// Linux 2.6.2x constants: β = 819/1024, C = 0.4.
+    pub fn linux26() -> Self {
+        Self::with_beta(819.0 / 1024.0)
+    }
+
+    fn with_beta(beta: f64) -> Self {
+        Cubic {
+            beta,
+            c: 0.4,
+            w_max: 0.0,
+            k: 0.0,
+            epoch_start: None,
+            cwnd_epoch: 0.0,
+            w_est: 0.0,
+            cwnd: 0.0,
+        }
+    }
+
+    /// W_cubic(t) in segments.
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        self.c * (t - self.k).powi(3) + self.w_max
+    }
+
+    fn sync(&mut self, w: &Window) {
+        let seg = w.cwnd as f64 / w.mss as f64;
+        // Adopt the shared window if something else (recovery, a timeout) changed it.
+        if (self.cwnd.floor() - seg.floor()).abs() >= 1.0 {
+            self.cwnd = seg;
+        }
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
+        if w.in_slow_start() {
+            w.slow_start(a.acked);
+            self.cwnd = w.cwnd as f64 / w.mss as f64;
+            return;
+        }
+        self.sync(w);
+        let mss = w.mss as f64;
+        let acked_segs = (a.acked as f64 / mss).max(1.0);
+        let epoch = *self.epoch_start.get_or_insert_with(|| {
+            if self.cwnd < self.w_max {
+                self.k = ((self.w_max - self.cwnd) / self.c).cbrt();
+            } else {
+                self.k = 0.0;
+                self.w_max = self.cwnd;
+            }
+            self.cwnd_epoch = self.cwnd;
+            self.w_est = self.cwnd;
+            a.now
+        });
+        let t = (a.now - epoch) as f64 * 1e-9;
+        let rtt = if a.srtt > 0 {
+            a.srtt as f64 * 1e-9
+        } else {
+            0.0
+        };
+        let target = self.w_cubic(t + rtt).clamp(self.cwnd, 1.5 * self.cwnd);
+        // Reno-friendly estimate (RFC 9438 §4.3): α = 3(1−β)/(1+β) until W_max, then 1.
+        let alpha = if self.w_est >= self.w_max {
+            1.0
+        } else {
+            3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+        };
+        self.w_est += alpha * acked_segs / self.cwnd;
+        if self.w_cubic(t) < self.w_est {
+            self.cwnd = self.cwnd.max(self.w_est);
+        } else {
+            self.cwnd += (target - self.cwnd) / self.cwnd * acked_segs;
+        }
+        let bytes = (self.cwnd * mss) as u64;
+        w.cwnd = match w.unit {
+            super::super::config::CwndUnit::Bytes => bytes,
+            super::super::config::CwndUnit::Packets => (bytes / w.mss as u64) * w.mss as u64,
+        }
+        .max(w.cwnd);
+        w.clamp();
+    }
+
+    fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
+        let seg = w.cwnd as f64 / w.mss as f64;
+        // Fast convergence (RFC 9438 §4.7).
+        self.w_max = if seg < self.w_max {
+            seg * (1.0 + self.beta) / 2.0
+        } else {
+            seg
+        };
+        self.epoch_start = None;
+        let ss = ((base as f64 * self.beta) as u64).max(2 * w.mss as u64);
+        self.cwnd = ss as f64 / w.mss as f64;
+        ss
+    }
+
+    fn on_timeout(&mut self, w: &mut Window) {
+        self.epoch_start = None;
+        self.cwnd = w.cwnd as f64 / w.mss as f64;
+    }
+
+    fn hand_over(&mut self, w: &Window, _h: &HandOver) {
+        // Start a fresh epoch at the current window: it is W_max, and growth is convex.
+        self.cwnd = w.cwnd as f64 / w.mss as f64;
+        self.w_max = self.cwnd;
+        self.epoch_start = None;
+    }
+}
