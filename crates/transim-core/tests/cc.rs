@@ -9,6 +9,7 @@ use transim_core::trace::FlowTrace;
 /// segment, one forced drop of `segment`.
 /// With `steady`, the initial ssthresh is 60 kB so that slow start ends before the queue
 /// overflows and the forced drop is the only loss.
+#[allow(clippy::too_many_arguments)]
 fn path(
     cc: &str,
     rate: &str,
