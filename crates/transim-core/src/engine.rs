@@ -42,6 +42,8 @@ pub struct Flow {
     pub recovered_timeout: u64,
     /// ACKs dropped at the receiver's own uplink buffer (its first-hop queue).
     pub ack_drops_uplink: u64,
+    /// Scheduled congestion-control switches (time, algorithm).
+    pub switches: Vec<(Time, crate::tcp::cc::CcKind)>,
 }
 
 /// Packet totals checked at the end of a run.
@@ -114,6 +116,9 @@ impl Simulation {
     pub fn run(&mut self) -> Result<Conservation, String> {
         for (i, f) in self.flows.iter().enumerate() {
             self.events.push(f.start, Event::FlowStart(i as u32));
+            for (k, &(at, _)) in f.switches.iter().enumerate() {
+                self.events.push(at, Event::Switch { flow: i as u32, index: k as u32 });
+            }
         }
         while let Some(t) = self.events.peek_time() {
             if t > self.end {
@@ -148,6 +153,11 @@ impl Simulation {
                 }
             }
             Event::LinkTxDone(l) => self.links[l as usize].tx_done(self.now, &mut self.events),
+            Event::Switch { flow, index } => {
+                let f = &mut self.flows[flow as usize];
+                let kind = f.switches[index as usize].1;
+                f.sender.switch_cc(kind, self.now);
+            }
             Event::FlowStart(f) => {
                 let flow = &mut self.flows[f as usize];
                 let mut ctx = Ctx {

@@ -30,8 +30,10 @@ pub struct FlowResult {
     pub dst: String,
     /// Profile.
     pub profile: String,
-    /// Congestion control.
+    /// Congestion control at the end of the run.
     pub cc: String,
+    /// Congestion-control switches carried out: (time in s, algorithm).
+    pub switches: Vec<(f64, String)>,
     /// Loss recovery.
     pub recovery: String,
     /// MSS (bytes).
@@ -209,6 +211,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             dst: sim.node_names[f.dst as usize].clone(),
             profile: cfg.profile.to_string(),
             cc: s.cc.kind().name().to_string(),
+            switches: s.stats.switches.iter().map(|&(t, k)| (secs(t), k.name().to_string())).collect(),
             recovery: cfg.recovery.name().to_string(),
             mss: cfg.mss,
             start: secs(f.start),

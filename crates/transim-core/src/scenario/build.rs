@@ -467,6 +467,20 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             }
         }
         let app_bytes = app_bytes(&f.app, &format!("flows[{i}].app"))?;
+        let mut switches = Vec::new();
+        for (k, sw) in f.switch.iter().flatten().enumerate() {
+            let p = format!("flows[{i}].switch[{k}]");
+            let kind = crate::tcp::cc::CcKind::from_name(&sw.cc).ok_or_else(|| {
+                let names: Vec<_> = crate::tcp::cc::CcKind::ALL.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+                ScenarioError::new(format!("{p}.cc"), format!("got {:?}; expected one of {}", sw.cc, names.join(", ")))
+            })?;
+            if let Some(&(prev, _)) = switches.last() {
+                if sw.at.0 < prev {
+                    return Err(ScenarioError::new(format!("{p}.at"), "is earlier than the switch before it; list switches in time order"));
+                }
+            }
+            switches.push((sw.at.0, kind));
+        }
         let (s, d) = endpoints[i];
         let sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
         let receiver = TcpReceiver::new(cfg, i as u32, d, s);
@@ -485,6 +499,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             recovered_fast: 0,
             recovered_timeout: 0,
             ack_drops_uplink: 0,
+            switches,
         });
     }
     Ok(Simulation::new(

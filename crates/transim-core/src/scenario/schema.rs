@@ -280,12 +280,25 @@ pub struct FlowSpec {
     /// TCP options for this flow only.
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
+    /// Mid-session changes of congestion control, in time order.
+    #[serde(default)]
+    pub switch: Option<Vec<SwitchSpec>>,
     /// Dumbbell: this flow's sender access link.
     #[serde(default)]
     pub sender_access: Option<LinkSpec>,
     /// Dumbbell: this flow's receiver access link.
     #[serde(default)]
     pub receiver_access: Option<LinkSpec>,
+}
+
+/// "At this time, switch this flow's congestion control to that one."
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSpec {
+    /// When (from the start of the run).
+    pub at: Duration,
+    /// The congestion control to switch to.
+    pub cc: String,
 }
 
 /// What to record during the run.

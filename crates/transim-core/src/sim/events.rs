@@ -15,6 +15,13 @@ pub enum Event {
     LinkTxDone(u32),
     /// A TCP flow starts (opens its connection).
     FlowStart(u32),
+    /// A scheduled congestion-control switch of a flow (index into its schedule).
+    Switch {
+        /// Flow index.
+        flow: u32,
+        /// Index into the flow's switch schedule.
+        index: u32,
+    },
     /// One of a flow's timers may be due.
     Timer {
         /// Flow index.

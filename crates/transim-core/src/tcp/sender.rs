@@ -84,6 +84,8 @@ pub struct SenderStats {
     pub lost_retransmissions_detected: u64,
     /// When the first retransmission timeout (after the handshake) happened.
     pub first_timeout_at: Option<Time>,
+    /// Congestion-control switches carried out (time, algorithm).
+    pub switches: Vec<(Time, super::cc::CcKind)>,
 }
 
 /// Timestamp clock tick (1 ms, as Linux at HZ=1000).
@@ -761,6 +763,22 @@ impl TcpSender {
             }
             _ => {}
         }
+    }
+
+    /// Change congestion control mid-session: the new algorithm initialises its private state
+    /// from the connection (cwnd and ssthresh are kept); the old one is dropped.
+    pub fn switch_cc(&mut self, kind: super::cc::CcKind, now: Time) {
+        let mut cc = kind.build();
+        let h = super::cc::HandOver {
+            now,
+            srtt: self.rtt.srtt,
+            min_rtt: self.rtt.min_rtt,
+            flight: self.flight(),
+        };
+        cc.hand_over(&self.win, &h);
+        self.cc = cc;
+        self.stats.switches.push((now, kind));
+        self.record(now);
     }
 
     /// Append a row to the time series, if tracing.
