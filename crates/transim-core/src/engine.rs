@@ -117,7 +117,13 @@ impl Simulation {
         for (i, f) in self.flows.iter().enumerate() {
             self.events.push(f.start, Event::FlowStart(i as u32));
             for (k, &(at, _)) in f.switches.iter().enumerate() {
-                self.events.push(at, Event::Switch { flow: i as u32, index: k as u32 });
+                self.events.push(
+                    at,
+                    Event::Switch {
+                        flow: i as u32,
+                        index: k as u32,
+                    },
+                );
             }
         }
         while let Some(t) = self.events.peek_time() {

@@ -211,7 +211,12 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             dst: sim.node_names[f.dst as usize].clone(),
             profile: cfg.profile.to_string(),
             cc: s.cc.kind().name().to_string(),
-            switches: s.stats.switches.iter().map(|&(t, k)| (secs(t), k.name().to_string())).collect(),
+            switches: s
+                .stats
+                .switches
+                .iter()
+                .map(|&(t, k)| (secs(t), k.name().to_string()))
+                .collect(),
             recovery: cfg.recovery.name().to_string(),
             mss: cfg.mss,
             start: secs(f.start),

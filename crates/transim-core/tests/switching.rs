@@ -21,14 +21,28 @@ fn lossy(switch: Value, app: Value, secs: u64) -> Value {
 #[test]
 fn switching_in_congestion_avoidance_keeps_cwnd_continuous() {
     for to in ["cubic", "cubic-2.6", "westwood", "veno"] {
-        let out = run(lossy(json!([{"at": "6s", "cc": to}]), json!({"kind": "bulk"}), 12));
+        let out = run(lossy(
+            json!([{"at": "6s", "cc": to}]),
+            json!({"kind": "bulk"}),
+            12,
+        ));
         let f = &out.result.flows[0];
         assert_eq!(f.cc, to);
         assert_eq!(f.switches, vec![(6.0, to.to_string())]);
         let tr = out.flow_traces[0].as_ref().unwrap();
-        let k = tr.t.iter().position(|&t| t == 6.0).expect("a trace row at the switch");
-        assert!(tr.ssthresh[k] < 1e12, "the switch happens in congestion avoidance");
-        assert_eq!(tr.cwnd[k], tr.cwnd[k - 1], "{to}: cwnd continuous across the switch");
+        let k =
+            tr.t.iter()
+                .position(|&t| t == 6.0)
+                .expect("a trace row at the switch");
+        assert!(
+            tr.ssthresh[k] < 1e12,
+            "the switch happens in congestion avoidance"
+        );
+        assert_eq!(
+            tr.cwnd[k],
+            tr.cwnd[k - 1],
+            "{to}: cwnd continuous across the switch"
+        );
         assert_eq!(tr.ssthresh[k], tr.ssthresh[k - 1]);
     }
 }
@@ -37,21 +51,46 @@ fn switching_in_congestion_avoidance_keeps_cwnd_continuous() {
 /// data and breaks no invariant (conservation is checked by every run).
 #[test]
 fn switching_back_and_forth_loses_nothing() {
-    let names = ["cubic", "westwood", "veno", "reno", "cubic-2.6", "veno", "westwood", "reno"];
-    let schedule: Vec<Value> = names.iter().enumerate().map(|(k, cc)| json!({"at": format!("{}ms", 500 * (k + 1)), "cc": cc})).collect();
-    let out = run(lossy(json!(schedule), json!({"kind": "finite", "bytes": "5MB"}), 60));
+    let names = [
+        "cubic",
+        "westwood",
+        "veno",
+        "reno",
+        "cubic-2.6",
+        "veno",
+        "westwood",
+        "reno",
+    ];
+    let schedule: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(k, cc)| json!({"at": format!("{}ms", 500 * (k + 1)), "cc": cc}))
+        .collect();
+    let out = run(lossy(
+        json!(schedule),
+        json!({"kind": "finite", "bytes": "5MB"}),
+        60,
+    ));
     let f = &out.result.flows[0];
     assert_eq!(f.switches.len(), names.len());
     assert_eq!(f.bytes_delivered, 5_000_000);
     assert!(f.completion_time.is_some());
-    assert!(f.data_drops["loss_model"] > 0, "the transfer saw losses while switching");
+    assert!(
+        f.data_drops["loss_model"] > 0,
+        "the transfer saw losses while switching"
+    );
     let c = out.result.conservation;
     assert_eq!(c.sent, c.delivered + c.dropped + c.in_flight);
 }
 
 #[test]
 fn unknown_switch_target_is_a_clear_error() {
-    let e = transim_core::validate_value(lossy(json!([{"at": "1s", "cc": "tahoe-turbo"}]), json!({"kind": "bulk"}), 5)).unwrap_err();
+    let e = transim_core::validate_value(lossy(
+        json!([{"at": "1s", "cc": "tahoe-turbo"}]),
+        json!({"kind": "bulk"}),
+        5,
+    ))
+    .unwrap_err();
     assert_eq!(e.path, "flows[0].switch[0].cc");
     assert!(e.message.contains("\"cubic\""), "{e}");
 }

@@ -471,12 +471,21 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         for (k, sw) in f.switch.iter().flatten().enumerate() {
             let p = format!("flows[{i}].switch[{k}]");
             let kind = crate::tcp::cc::CcKind::from_name(&sw.cc).ok_or_else(|| {
-                let names: Vec<_> = crate::tcp::cc::CcKind::ALL.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-                ScenarioError::new(format!("{p}.cc"), format!("got {:?}; expected one of {}", sw.cc, names.join(", ")))
+                let names: Vec<_> = crate::tcp::cc::CcKind::ALL
+                    .iter()
+                    .map(|(n, _)| format!("\"{n}\""))
+                    .collect();
+                ScenarioError::new(
+                    format!("{p}.cc"),
+                    format!("got {:?}; expected one of {}", sw.cc, names.join(", ")),
+                )
             })?;
             if let Some(&(prev, _)) = switches.last() {
                 if sw.at.0 < prev {
-                    return Err(ScenarioError::new(format!("{p}.at"), "is earlier than the switch before it; list switches in time order"));
+                    return Err(ScenarioError::new(
+                        format!("{p}.at"),
+                        "is earlier than the switch before it; list switches in time order",
+                    ));
                 }
             }
             switches.push((sw.at.0, kind));
