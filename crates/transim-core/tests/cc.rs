@@ -161,3 +161,49 @@ fn veno_grows_every_other_rtt_when_backlogged() {
         "Veno grows half a segment per RTT: {veno:.3}"
     );
 }
+
+/// Vegas holds between α = 2 and β = 4 packets in the bottleneck queue: in steady state
+/// cwnd exceeds the bandwidth-delay product (10 Mbps × 41.23 ms base RTT / 1500 B =
+/// 34.36 packets) by 2 to 4 packets, and no packet is lost.
+#[test]
+fn vegas_keeps_alpha_to_beta_packets_queued() {
+    let v = path(
+        "vegas",
+        "10Mbps",
+        "20ms",
+        1000,
+        "4MB",
+        1_000_000_000,
+        30,
+        false,
+    );
+    let out = run(v);
+    assert_eq!(out.result.flows[0].data_drops["queue"], 0);
+    let tr = out.flow_traces[0].as_ref().unwrap();
+    let from = tr.t.partition_point(|&t| t < 20.0);
+    let queued: Vec<f64> = tr.cwnd[from..].iter().map(|c| c / 1460.0 - 34.36).collect();
+    let mean = queued.iter().sum::<f64>() / queued.len() as f64;
+    assert!(
+        (1.5..=4.5).contains(&mean),
+        "packets queued in steady state: {mean:.2}"
+    );
+}
+
+/// Scalable TCP cuts cwnd by 1/8 and, above 100 segments, grows about 1 % per RTT.
+#[test]
+fn scalable_cuts_by_an_eighth_and_grows_one_percent_per_rtt() {
+    let tr = trace(path(
+        "scalable", "100Mbps", "20ms", 100_000, "64MB", 3000, 20, false,
+    ));
+    let i = loss_row(&tr);
+    let cut = tr.ssthresh[i] / tr.cwnd[i - 1];
+    assert!((cut - 0.875).abs() < 0.002, "cut {cut}");
+    let (a, b) = (tr.t[i] + 1.0, tr.t[i] + 3.0);
+    let (ia, ib) = (
+        tr.t.partition_point(|&x| x < a),
+        tr.t.partition_point(|&x| x < b),
+    );
+    let rtts: f64 = (ia..ib).map(|k| (tr.t[k + 1] - tr.t[k]) / tr.srtt[k]).sum();
+    let per_rtt = (tr.cwnd[ib] / tr.cwnd[ia]).powf(1.0 / rtts);
+    assert!((per_rtt - 1.01).abs() < 0.002, "growth per RTT {per_rtt}");
+}

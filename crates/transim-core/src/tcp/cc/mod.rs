@@ -6,7 +6,10 @@
 //! one arm of [`Cc`] and one of [`CcKind`].
 
 pub mod cubic;
+pub mod highspeed;
 pub mod reno;
+pub mod scalable;
+pub mod vegas;
 pub mod veno;
 pub mod westwood;
 
@@ -141,6 +144,12 @@ pub enum CcKind {
     Westwood,
     /// Veno.
     Veno,
+    /// Vegas.
+    Vegas,
+    /// HighSpeed TCP (RFC 3649).
+    HighSpeed,
+    /// Scalable TCP.
+    Scalable,
 }
 
 impl CcKind {
@@ -151,6 +160,9 @@ impl CcKind {
         ("cubic-2.6", CcKind::Cubic26),
         ("westwood", CcKind::Westwood),
         ("veno", CcKind::Veno),
+        ("vegas", CcKind::Vegas),
+        ("highspeed", CcKind::HighSpeed),
+        ("scalable", CcKind::Scalable),
     ];
 
     /// Look up a name.
@@ -175,6 +187,9 @@ impl CcKind {
             CcKind::Cubic26 => Cc::Cubic(cubic::Cubic::linux26()),
             CcKind::Westwood => Cc::Westwood(westwood::Westwood::default()),
             CcKind::Veno => Cc::Veno(veno::Veno::default()),
+            CcKind::Vegas => Cc::Vegas(vegas::Vegas::default()),
+            CcKind::HighSpeed => Cc::HighSpeed(highspeed::HighSpeed::default()),
+            CcKind::Scalable => Cc::Scalable(scalable::Scalable),
         }
     }
 }
@@ -190,6 +205,12 @@ pub enum Cc {
     Westwood(westwood::Westwood),
     /// Veno.
     Veno(veno::Veno),
+    /// Vegas.
+    Vegas(vegas::Vegas),
+    /// HighSpeed.
+    HighSpeed(highspeed::HighSpeed),
+    /// Scalable.
+    Scalable(scalable::Scalable),
 }
 
 macro_rules! dispatch {
@@ -199,6 +220,9 @@ macro_rules! dispatch {
             Cc::Cubic($c) => $e,
             Cc::Westwood($c) => $e,
             Cc::Veno($c) => $e,
+            Cc::Vegas($c) => $e,
+            Cc::HighSpeed($c) => $e,
+            Cc::Scalable($c) => $e,
         }
     };
 }
@@ -212,6 +236,9 @@ impl Cc {
             Cc::Cubic(_) => CcKind::Cubic,
             Cc::Westwood(_) => CcKind::Westwood,
             Cc::Veno(_) => CcKind::Veno,
+            Cc::Vegas(_) => CcKind::Vegas,
+            Cc::HighSpeed(_) => CcKind::HighSpeed,
+            Cc::Scalable(_) => CcKind::Scalable,
         }
     }
 }
