@@ -207,3 +207,97 @@ fn scalable_cuts_by_an_eighth_and_grows_one_percent_per_rtt() {
     let per_rtt = (tr.cwnd[ib] / tr.cwnd[ia]).powf(1.0 / rtts);
     assert!((per_rtt - 1.01).abs() < 0.002, "growth per RTT {per_rtt}");
 }
+
+/// Growth in segments per RTT between two times, RTTs counted from the traced srtt.
+fn growth_per_rtt(tr: &FlowTrace, a: f64, b: f64) -> f64 {
+    let (ia, ib) = (
+        tr.t.partition_point(|&x| x < a),
+        tr.t.partition_point(|&x| x < b),
+    );
+    let rtts: f64 = (ia..ib).map(|k| (tr.t[k + 1] - tr.t[k]) / tr.srtt[k]).sum();
+    (tr.cwnd[ib] - tr.cwnd[ia]) / 1460.0 / rtts
+}
+
+/// BIC cuts to 819/1024 and returns to W_max by binary search — at most 16 segments per RTT
+/// while far below it, then halving the distance — in far fewer RTTs than Reno's
+/// (1 − β)·W_max.
+#[test]
+fn bic_returns_to_w_max_by_binary_search() {
+    let tr = trace(path(
+        "bic", "100Mbps", "50ms", 100_000, "64MB", 700, 20, false,
+    ));
+    let i = loss_row(&tr);
+    let w_max = tr.cwnd[i - 1] / 1460.0;
+    let cut = tr.ssthresh[i] / tr.cwnd[i - 1];
+    assert!((cut - 819.0 / 1024.0).abs() < 0.003, "cut {cut}");
+    let t_cut = tr.t[i] + 0.2; // after recovery
+    let fast = growth_per_rtt(&tr, t_cut, t_cut + 0.3);
+    assert!(
+        fast <= 16.5 && fast > 10.0,
+        "far below W_max: {fast:.1} segments/RTT (max increment 16)"
+    );
+    let reach = (i..tr.t.len())
+        .find(|&k| tr.cwnd[k] / 1460.0 >= 0.95 * w_max)
+        .expect("reaches W_max");
+    let rtts = (tr.t[reach] - tr.t[i]) / 0.1;
+    assert!(
+        rtts < 20.0,
+        "95 % of W_max ({w_max:.0}) after {rtts:.1} RTTs; Reno needs {:.0}",
+        0.2 * w_max
+    );
+}
+
+/// Hybla: congestion avoidance adds ρ² segments per RTT, ρ = RTT/25 ms: 64 on a 200 ms path.
+#[test]
+fn hybla_grows_rho_squared_per_rtt() {
+    let mut v = path(
+        "hybla",
+        "1Gbps",
+        "100ms",
+        100_000,
+        "256MB",
+        1_000_000_000,
+        6,
+        true,
+    );
+    v["tcp"]["initial_ssthresh"] = json!("150KB");
+    let tr = trace(v);
+    let g = growth_per_rtt(&tr, 2.0, 5.0);
+    assert!(
+        (g / 64.0 - 1.0).abs() < 0.1,
+        "Hybla grows {g:.1} segments per RTT, expected ρ² = 64"
+    );
+}
+
+/// H-TCP: Δ seconds after a congestion event it grows 2(1 − β)·α(Δ) segments per RTT with
+/// α(Δ) = 1 + 10(Δ − 1) + 0.25(Δ − 1)²; β is read from its own cut.
+#[test]
+fn htcp_increase_follows_alpha_of_delta() {
+    let tr = trace(path(
+        "htcp", "100Mbps", "50ms", 100_000, "256MB", 700, 8, false,
+    ));
+    let i = loss_row(&tr);
+    let beta = tr.ssthresh[i] / tr.cwnd[i - 1];
+    assert!((0.5..=0.8).contains(&beta), "β = {beta}");
+    let t0 = tr.t[i];
+    // Before Δ = 1 s the growth is only 2(1 − β) segments per RTT, a few whole segments over
+    // the interval: compare the total growth, within one segment.
+    let (ia, ib) = (
+        tr.t.partition_point(|&x| x < t0 + 0.2),
+        tr.t.partition_point(|&x| x < t0 + 0.95),
+    );
+    let rtts: f64 = (ia..ib).map(|k| (tr.t[k + 1] - tr.t[k]) / tr.srtt[k]).sum();
+    let grown = (tr.cwnd[ib] - tr.cwnd[ia]) / 1460.0;
+    let expect = 2.0 * (1.0 - beta) * rtts;
+    assert!(
+        (grown - expect).abs() <= 1.0,
+        "Δ < 1 s: grew {grown} segments, expected {expect:.2}"
+    );
+    // Mean of α over Δ ∈ [2.5, 3.5]: 1 + 10·2 + 0.25·(1.5³ − 0.5³)/3 = 21.27.
+    let mid = growth_per_rtt(&tr, t0 + 2.5, t0 + 3.5);
+    let want = 2.0 * (1.0 - beta) * 21.27;
+    assert!(
+        (mid / want - 1.0).abs() < 0.15,
+        "Δ ≈ 3 s: {mid:.2} segments/RTT, expected {want:.2}"
+    );
+}

@@ -5,8 +5,11 @@
 //! statically (one `match`, no virtual call per ACK). Adding a variant touches its own file,
 //! one arm of [`Cc`] and one of [`CcKind`].
 
+pub mod bic;
 pub mod cubic;
 pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
@@ -150,6 +153,12 @@ pub enum CcKind {
     HighSpeed,
     /// Scalable TCP.
     Scalable,
+    /// BIC.
+    Bic,
+    /// H-TCP.
+    Htcp,
+    /// Hybla.
+    Hybla,
 }
 
 impl CcKind {
@@ -163,6 +172,9 @@ impl CcKind {
         ("vegas", CcKind::Vegas),
         ("highspeed", CcKind::HighSpeed),
         ("scalable", CcKind::Scalable),
+        ("bic", CcKind::Bic),
+        ("htcp", CcKind::Htcp),
+        ("hybla", CcKind::Hybla),
     ];
 
     /// Look up a name.
@@ -190,6 +202,9 @@ impl CcKind {
             CcKind::Vegas => Cc::Vegas(vegas::Vegas::default()),
             CcKind::HighSpeed => Cc::HighSpeed(highspeed::HighSpeed::default()),
             CcKind::Scalable => Cc::Scalable(scalable::Scalable),
+            CcKind::Bic => Cc::Bic(bic::Bic::default()),
+            CcKind::Htcp => Cc::Htcp(htcp::Htcp::default()),
+            CcKind::Hybla => Cc::Hybla(hybla::Hybla::default()),
         }
     }
 }
@@ -211,6 +226,12 @@ pub enum Cc {
     HighSpeed(highspeed::HighSpeed),
     /// Scalable.
     Scalable(scalable::Scalable),
+    /// BIC.
+    Bic(bic::Bic),
+    /// H-TCP.
+    Htcp(htcp::Htcp),
+    /// Hybla.
+    Hybla(hybla::Hybla),
 }
 
 macro_rules! dispatch {
@@ -223,6 +244,9 @@ macro_rules! dispatch {
             Cc::Vegas($c) => $e,
             Cc::HighSpeed($c) => $e,
             Cc::Scalable($c) => $e,
+            Cc::Bic($c) => $e,
+            Cc::Htcp($c) => $e,
+            Cc::Hybla($c) => $e,
         }
     };
 }
@@ -239,6 +263,9 @@ impl Cc {
             Cc::Vegas(_) => CcKind::Vegas,
             Cc::HighSpeed(_) => CcKind::HighSpeed,
             Cc::Scalable(_) => CcKind::Scalable,
+            Cc::Bic(_) => CcKind::Bic,
+            Cc::Htcp(_) => CcKind::Htcp,
+            Cc::Hybla(_) => CcKind::Hybla,
         }
     }
 }
