@@ -301,3 +301,31 @@ fn htcp_increase_follows_alpha_of_delta() {
         "Δ ≈ 3 s: {mid:.2} segments/RTT, expected {want:.2}"
     );
 }
+
+/// Illinois: with no queueing delay it adds α_max = 10 segments per RTT and a loss cuts only
+/// β_min = 1/8; with a long standing queue α falls below one segment per RTT and the cut
+/// approaches 1/2.
+#[test]
+fn illinois_adapts_alpha_and_beta_to_queueing_delay() {
+    // 1 Gbps, 50 ms one way: BDP 8 300 segments, the window never queues.
+    let tr = trace(path(
+        "illinois", "1Gbps", "50ms", 100_000, "256MB", 3000, 4, true,
+    ));
+    let i = loss_row(&tr);
+    let fast = growth_per_rtt(&tr, 0.6, tr.t[i] - 0.05);
+    assert!(
+        (fast / 10.0 - 1.0).abs() < 0.15,
+        "unqueued: {fast:.2} segments per RTT"
+    );
+    let cut = tr.ssthresh[i] / tr.cwnd[i - 1];
+    assert!((cut - 0.875).abs() < 0.01, "unqueued cut {cut}");
+    // 10 Mbps with a 400-packet buffer: a long standing queue before the loss at segment 8000.
+    let tr = trace(path(
+        "illinois", "10Mbps", "20ms", 400, "1MB", 8000, 15, true,
+    ));
+    let i = loss_row(&tr);
+    let slow = growth_per_rtt(&tr, tr.t[i] - 2.0, tr.t[i] - 0.1);
+    assert!(slow < 1.0, "queued: {slow:.2} segments per RTT");
+    let cut = tr.ssthresh[i] / tr.cwnd[i - 1];
+    assert!(cut < 0.6, "queued cut {cut}");
+}

@@ -10,6 +10,7 @@ pub mod cubic;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
+pub mod illinois;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
@@ -159,6 +160,8 @@ pub enum CcKind {
     Htcp,
     /// Hybla.
     Hybla,
+    /// Illinois.
+    Illinois,
 }
 
 impl CcKind {
@@ -175,6 +178,7 @@ impl CcKind {
         ("bic", CcKind::Bic),
         ("htcp", CcKind::Htcp),
         ("hybla", CcKind::Hybla),
+        ("illinois", CcKind::Illinois),
     ];
 
     /// Look up a name.
@@ -205,6 +209,7 @@ impl CcKind {
             CcKind::Bic => Cc::Bic(bic::Bic::default()),
             CcKind::Htcp => Cc::Htcp(htcp::Htcp::default()),
             CcKind::Hybla => Cc::Hybla(hybla::Hybla::default()),
+            CcKind::Illinois => Cc::Illinois(illinois::Illinois::default()),
         }
     }
 }
@@ -232,6 +237,8 @@ pub enum Cc {
     Htcp(htcp::Htcp),
     /// Hybla.
     Hybla(hybla::Hybla),
+    /// Illinois.
+    Illinois(illinois::Illinois),
 }
 
 macro_rules! dispatch {
@@ -247,6 +254,7 @@ macro_rules! dispatch {
             Cc::Bic($c) => $e,
             Cc::Htcp($c) => $e,
             Cc::Hybla($c) => $e,
+            Cc::Illinois($c) => $e,
         }
     };
 }
@@ -266,6 +274,7 @@ impl Cc {
             Cc::Bic(_) => CcKind::Bic,
             Cc::Htcp(_) => CcKind::Htcp,
             Cc::Hybla(_) => CcKind::Hybla,
+            Cc::Illinois(_) => CcKind::Illinois,
         }
     }
 }
