@@ -69,6 +69,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_estimators(args: argparse.Namespace) -> int:
+    from .estimators import main as estimators_main
+
+    return estimators_main(args)
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import main as report_main
 
@@ -128,6 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", help="output directory (default: out/<study>)")
     rp.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
     rp.set_defaults(func=cmd_reproduce)
+
+    es = sub.add_parser("estimators", help="accuracy of the path estimators over a grid of paths")
+    es.add_argument("--jobs", type=int, default=2, help="parallel runs")
+    es.set_defaults(func=cmd_estimators)
 
     rep = sub.add_parser("report", help="the main job: run the examples, write summaries and plots")
     rep.add_argument("--out", default="out/report", help="output directory")

@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod engine;
+pub mod estimate;
 pub mod net;
 pub mod results;
 pub mod scenario;

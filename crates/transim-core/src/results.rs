@@ -118,6 +118,42 @@ pub struct FlowResult {
     pub min_rtt: Option<f64>,
     /// RTO at the end (s).
     pub rto: f64,
+    /// Path estimators beside the truth the simulator knows.
+    pub estimators: Estimates,
+}
+
+/// The sender's passive path estimates and the true values.
+#[derive(Clone, Debug, Serialize)]
+pub struct Estimates {
+    /// Estimated propagation RTT: the smallest RTT sample (s).
+    pub min_rtt: Option<f64>,
+    /// True propagation RTT: the sum of the link delays along the route and back (s).
+    pub true_rtt: f64,
+    /// Estimated bottleneck capacity (bit/s, IP bytes).
+    pub capacity_bps: Option<f64>,
+    /// Packet pairs the capacity estimate drew on.
+    pub capacity_samples: u64,
+    /// Enough pairs for the capacity estimate to be trusted.
+    pub capacity_ready: bool,
+    /// True bottleneck capacity: the slowest link rate on the forward route (bit/s).
+    pub true_capacity_bps: f64,
+    /// Estimated loss rate of the data direction.
+    pub loss_rate: f64,
+    /// Enough data sent for the loss estimate to be trusted.
+    pub loss_ready: bool,
+    /// True loss rate: data packets dropped / data packets sent.
+    pub true_loss_rate: f64,
+}
+
+/// Link directions from `a` to `b` along the routes.
+fn route(sim: &Simulation, mut a: u32, b: u32) -> Vec<usize> {
+    let mut out = vec![];
+    while a != b && out.len() <= sim.links.len() {
+        let l = sim.routes[a as usize][b as usize] as usize;
+        out.push(l);
+        a = sim.links[l].to;
+    }
+    out
 }
 
 /// Summary of one link direction.
@@ -198,8 +234,19 @@ fn rate(bytes: u64, t: f64) -> f64 {
 pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation) -> RunOutput {
     let end: Time = sim.end;
     let mut flows = Vec::new();
+    let paths: Vec<(Vec<usize>, Vec<usize>)> = sim
+        .flows
+        .iter()
+        .map(|f| (route(&sim, f.src, f.dst), route(&sim, f.dst, f.src)))
+        .collect();
     let mut traces = Vec::new();
-    for f in &mut sim.flows {
+    for (fi, f) in sim.flows.iter_mut().enumerate() {
+        let (fwd, rev) = &paths[fi];
+        let true_rtt: Time = fwd.iter().chain(rev).map(|&l| sim.links[l].delay).sum();
+        let true_capacity = fwd
+            .iter()
+            .map(|&l| sim.links[l].rate_bps)
+            .fold(f64::INFINITY, f64::min);
         let s = &f.sender;
         let r = &f.receiver.stats;
         let completion = r.fin_at.map(|t| t - f.start.min(t));
@@ -262,6 +309,21 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             srtt: secs(s.rtt.srtt),
             min_rtt: s.rtt.has_sample.then(|| secs(s.rtt.min_rtt)),
             rto: secs(s.rtt.rto()),
+            estimators: Estimates {
+                min_rtt: s.rtt.has_sample.then(|| secs(s.rtt.min_rtt)),
+                true_rtt: secs(true_rtt),
+                capacity_bps: s.capacity.capacity_bps,
+                capacity_samples: s.capacity.samples,
+                capacity_ready: s.capacity.ready(),
+                true_capacity_bps: true_capacity,
+                loss_rate: s.loss_est.rate(),
+                loss_ready: s.loss_est.ready(),
+                true_loss_rate: if s.stats.data_segments_sent > 0 {
+                    f.data_drops.iter().sum::<u64>() as f64 / s.stats.data_segments_sent as f64
+                } else {
+                    0.0
+                },
+            },
         });
         traces.push(f.sender.trace.take().map(|b| *b));
     }

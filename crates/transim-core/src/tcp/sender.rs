@@ -53,6 +53,10 @@ pub(crate) struct SentSeg {
     pub(crate) lost: bool,
     /// snd_max when it was last retransmitted (SackPlus).
     pub(crate) rtx_high: u64,
+    /// Sent back to back right after the previous segment (a capacity-probe pair).
+    pub(crate) paired: bool,
+    /// Bytes on the wire.
+    pub(crate) wire: u32,
 }
 
 /// Sender counters.
@@ -135,6 +139,12 @@ pub struct TcpSender {
     pub(crate) sack: super::sack::SackState,
     /// FUL-bit state.
     pub ful: super::ful::FulSenderState,
+    /// Passive capacity estimator.
+    pub capacity: crate::estimate::CapacityEstimator,
+    /// Passive loss-rate estimator.
+    pub loss_est: crate::estimate::LossEstimator,
+    /// When and where the last new segment was sent (to recognise back-to-back pairs).
+    last_new: (Time, u64),
 }
 
 impl TcpSender {
@@ -192,6 +202,9 @@ impl TcpSender {
             trace: trace.then(Box::default),
             sack: Default::default(),
             ful: Default::default(),
+            capacity: Default::default(),
+            loss_est: Default::default(),
+            last_new: (Time::MAX, 0),
             cfg,
         }
     }
@@ -435,7 +448,11 @@ impl TcpSender {
         let (index, tx) = if start >= self.snd_max {
             let index = self.next_index;
             self.next_index += 1;
+            let paired = self.last_new == (ctx.now, start);
+            self.last_new = (ctx.now, end);
             self.rtx.push_back(SentSeg {
+                paired,
+                wire: self.header_bytes(false) + len as u32,
                 start,
                 end,
                 sent: ctx.now,
@@ -479,6 +496,8 @@ impl TcpSender {
         self.snd_max = self.snd_max.max(end);
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += (len > 0) as u64;
+        self.loss_est.sent += (len > 0) as u64;
+        self.loss_est.retransmissions += (len > 0 && tx > 1) as u64;
         self.stats.data_bytes_sent += len;
         if !self.rto_timer.is_set() {
             self.rto_timer.set(
@@ -547,10 +566,25 @@ impl TcpSender {
         let acked_data = ack.min(self.app_end) - self.snd_una.min(self.app_end);
         let mut any_retx = false;
         let mut newest_sent = None;
+        let mut popped = 0u32;
+        let mut retx_popped = 0u32;
+        let mut single = None;
+        let min_rtt = self.rtt.min_rtt;
         while let Some(seg) = self.rtx.front_mut() {
             if seg.end <= ack {
                 any_retx |= seg.retx;
                 newest_sent = Some(seg.sent);
+                popped += 1;
+                if seg.retx {
+                    self.loss_est.on_retransmitted_acked(
+                        ctx.now - seg.sent,
+                        min_rtt,
+                        retx_popped > 0,
+                    );
+                    retx_popped += 1;
+                } else {
+                    single = Some(*seg);
+                }
                 self.rtx.pop_front();
             } else {
                 if seg.start < ack {
@@ -570,6 +604,12 @@ impl TcpSender {
         };
         if let Some(r) = sample {
             self.rtt.sample(r.max(1));
+        }
+        match single {
+            Some(s) if popped == 1 => self
+                .capacity
+                .on_single_ack(s.start, s.end, s.sent, ctx.now, s.wire, s.paired),
+            _ => self.capacity.on_other_ack(),
         }
         self.snd_una = ack;
         if self.snd_nxt < ack {

@@ -1,0 +1,73 @@
+"""``transim estimators``: accuracy of the passive path estimators over a grid of paths.
+
+Each row is one run of a bulk TCP flow (an ACK per segment, so that TCP-Probe sees single
+ACKs) through a 20 ms dumbbell bottleneck; the simulator knows the true values.
+"""
+
+from __future__ import annotations
+
+import argparse
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from . import run
+from .format import fmt_rate
+
+RATES = ("1Mbps", "10Mbps", "100Mbps", "1Gbps")
+LOSSES = (0.001, 0.003, 0.01, 0.03, 0.1)
+
+
+def scenario(rate: str, cross: bool, loss: float | None, secs: int) -> dict[str, Any]:
+    flows: list[dict[str, Any]] = [{"app": {"kind": "bulk"}}]
+    if cross:
+        flows.append({"app": {"kind": "bulk"}, "start": "0.5s"})
+    bn: dict[str, Any] = {"rate": rate, "delay": "20ms", "queue": 1000}
+    if loss is not None:
+        bn["forward"] = {"loss": {"model": "bernoulli", "p": loss}}
+    return {
+        "duration": f"{secs}s",
+        "seed": 3,
+        "tcp": {"delayed_ack": "off", "rcv_buf": "256KB" if loss is not None else "64MB"},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": bn,
+            "access": {"rate": "10Gbps", "delay": "1ms"},
+        },
+        "flows": flows,
+    }
+
+
+def main(args: argparse.Namespace) -> int:
+    cap_jobs = [(r, c) for r in RATES for c in (False, True)]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        caps = list(pool.map(lambda rc: run(scenario(rc[0], rc[1], None, 20)).flow(0), cap_jobs))
+        losses = list(pool.map(lambda p: run(scenario("10Mbps", False, p, 300)).flow(0), LOSSES))
+    print("Capacity (TCP-Probe: min delay-sum packet pair) and propagation RTT (min RTT)")
+    print(
+        f"{'bottleneck':<11} {'cross':<6} {'estimate':>12} {'error':>8} {'pairs':>6} "
+        f"{'min RTT':>9} {'true RTT':>9} {'error':>7}"
+    )
+    for (rate, cross), f in zip(cap_jobs, caps, strict=True):
+        e = f["estimators"]
+        cap = e["capacity_bps"] or 0.0
+        err = cap / e["true_capacity_bps"] - 1
+        rtt_err = e["min_rtt"] / e["true_rtt"] - 1
+        print(
+            f"{rate:<11} {'yes' if cross else 'no':<6} {fmt_rate(cap):>12} {err:>+8.1%} "
+            f"{e['capacity_samples']:>6} {e['min_rtt'] * 1e3:>7.2f}ms "
+            f"{e['true_rtt'] * 1e3:>7.2f}ms "
+            f"{rtt_err:>+7.2%}"
+        )
+    print()
+    print("Loss rate (retransmissions less needless ones), 10 Mbps, 300 s")
+    print(
+        f"{'random loss':<12} {'estimate':>9} {'error':>8} {'true (measured)':>16} "
+        f"{'data sent':>10} {'timeouts':>9}"
+    )
+    for p, f in zip(LOSSES, losses, strict=True):
+        e = f["estimators"]
+        print(
+            f"{p:<12.1%} {e['loss_rate']:>9.3%} {e['loss_rate'] / p - 1:>+8.1%} "
+            f"{e['true_loss_rate']:>16.3%} {f['data_segments_sent']:>10,} {f['timeouts']:>9}"
+        )
+    return 0
