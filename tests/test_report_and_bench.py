@@ -11,7 +11,7 @@ def test_report_writes_every_section(tmp_path: Path) -> None:
     p = transim_cli("report", "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     text = (tmp_path / "report.md").read_text()
-    assert "Sections finished: 7 of 7" in text
+    assert "Sections finished: 8 of 8" in text
     for heading in ("Two flows through one bottleneck", "Tahoe, Reno and NewReno"):
         assert heading in text
     for img in ("dumbbell/cwnd.png", "forced-drops/newreno/sequence.png"):
