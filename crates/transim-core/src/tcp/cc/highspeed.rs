@@ -42,13 +42,7 @@ impl CongestionControl for HighSpeed {
         }
         let seg = w.cwnd as f64 / w.mss as f64;
         let acked = (ack.acked as f64 / w.mss as f64).max(1.0);
-        self.frac += a(seg) / seg * acked;
-        let whole = self.frac.floor();
-        if whole >= 1.0 {
-            w.cwnd += whole as u64 * w.mss as u64;
-            self.frac -= whole;
-            w.clamp();
-        }
+        w.grow(&mut self.frac, a(seg) / seg * acked);
     }
 
     fn ssthresh_on_loss(&mut self, w: &Window, _base: u64) -> u64 {

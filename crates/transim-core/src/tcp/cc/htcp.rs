@@ -56,13 +56,10 @@ impl CongestionControl for Htcp {
         let delta = (a.now - self.last_congestion.unwrap_or(a.now)) as f64 / SECOND as f64;
         let al = 2.0 * (1.0 - self.beta) * alpha(delta);
         let seg = w.cwnd as f64 / w.mss as f64;
-        self.frac += al / seg * (a.acked as f64 / w.mss as f64).max(1.0);
-        let whole = self.frac.floor();
-        if whole >= 1.0 {
-            w.cwnd += whole as u64 * w.mss as u64;
-            self.frac -= whole;
-            w.clamp();
-        }
+        w.grow(
+            &mut self.frac,
+            al / seg * (a.acked as f64 / w.mss as f64).max(1.0),
+        );
     }
 
     fn ssthresh_on_loss(&mut self, w: &Window, _base: u64) -> u64 {

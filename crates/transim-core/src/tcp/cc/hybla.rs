@@ -31,15 +31,13 @@ impl CongestionControl for Hybla {
         } else {
             rho * rho / seg
         };
-        self.frac += inc * (a.acked as f64 / w.mss as f64).max(1.0);
-        let whole = self.frac.floor();
-        if whole >= 1.0 {
-            w.cwnd += whole as u64 * w.mss as u64;
-            self.frac -= whole;
-            if w.in_slow_start() {
-                w.cwnd = w.cwnd.min(w.ssthresh);
-            }
-            w.clamp();
+        let in_ss = w.in_slow_start();
+        w.grow(
+            &mut self.frac,
+            inc * (a.acked as f64 / w.mss as f64).max(1.0),
+        );
+        if in_ss {
+            w.cwnd = w.cwnd.min(w.ssthresh); // slow start never overshoots ssthresh
         }
     }
 

@@ -104,13 +104,10 @@ impl CongestionControl for Illinois {
         }
         let seg = w.cwnd as f64 / w.mss as f64;
         let alpha = if seg < WIN_THRESH { 1.0 } else { self.alpha };
-        self.frac += alpha / seg * (a.acked as f64 / w.mss as f64).max(1.0);
-        let whole = self.frac.floor();
-        if whole >= 1.0 {
-            w.cwnd += whole as u64 * w.mss as u64;
-            self.frac -= whole;
-            w.clamp();
-        }
+        w.grow(
+            &mut self.frac,
+            alpha / seg * (a.acked as f64 / w.mss as f64).max(1.0),
+        );
     }
 
     fn ssthresh_on_loss(&mut self, w: &Window, _base: u64) -> u64 {

@@ -79,6 +79,19 @@ impl Window {
         self.clamp();
     }
 
+    /// Add `segments` (possibly a fraction) to cwnd: whole segments are applied, the rest is
+    /// carried in `acc` (each algorithm keeps its own accumulator).
+    #[inline]
+    pub fn grow(&mut self, acc: &mut f64, segments: f64) {
+        *acc += segments;
+        let whole = acc.floor();
+        if whole >= 1.0 {
+            self.cwnd += whole as u64 * self.mss as u64;
+            *acc -= whole;
+            self.clamp();
+        }
+    }
+
     /// Apply the cwnd cap.
     #[inline]
     pub fn clamp(&mut self) {
