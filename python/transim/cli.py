@@ -139,7 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     es.add_argument("--jobs", type=int, default=2, help="parallel runs")
     es.set_defaults(func=cmd_estimators)
 
-    rep = sub.add_parser("report", help="the main job: run the examples, write summaries and plots")
+    rep = sub.add_parser(
+        "report",
+        help="the main job: study reproductions and examples, with tables and plots",
+    )
     rep.add_argument("--out", default="out/report", help="output directory")
     rep.add_argument("--scale", choices=["quick", "paper"], default="quick")
     rep.set_defaults(func=cmd_report)
