@@ -222,16 +222,6 @@ impl TcpSender {
         self.rtx.partition_point(|s| s.start < nxt) as u64
     }
 
-    /// True while in fast recovery.
-    pub fn in_recovery(&self) -> bool {
-        self.in_recovery
-    }
-
-    /// Payload bytes acknowledged so far.
-    pub fn bytes_acked(&self) -> u64 {
-        self.snd_una.saturating_sub(1).min(self.app_end - 1)
-    }
-
     /// One past the last byte the application has placed in the send buffer.
     #[inline]
     pub(crate) fn data_end(&self) -> u64 {

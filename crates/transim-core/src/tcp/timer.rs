@@ -34,11 +34,6 @@ impl Timer {
         self.deadline.is_some()
     }
 
-    /// The current deadline.
-    pub fn deadline(&self) -> Option<Time> {
-        self.deadline
-    }
-
     /// Handle a timer event firing at `now`. Returns true when the timer is really due.
     #[inline]
     pub fn fire(&mut self, now: Time, flow: u32, kind: TimerKind, events: &mut EventQueue) -> bool {

@@ -79,6 +79,17 @@ impl Window {
         self.clamp();
     }
 
+    /// Reno's rule for one ACK of new data: slow start below ssthresh, else one segment per
+    /// RTT.
+    #[inline]
+    pub fn reno_on_ack(&mut self, acked: u64) {
+        if self.in_slow_start() {
+            self.slow_start(acked);
+        } else {
+            self.reno_avoidance();
+        }
+    }
+
     /// Add `segments` (possibly a fraction) to cwnd: whole segments are applied, the rest is
     /// carried in `acc` (each algorithm keeps its own accumulator).
     #[inline]

@@ -54,11 +54,7 @@ impl CongestionControl for Westwood {
     }
 
     fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
-        if w.in_slow_start() {
-            w.slow_start(a.acked);
-        } else {
-            w.reno_avoidance();
-        }
+        w.reno_on_ack(a.acked);
     }
 
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
