@@ -189,6 +189,7 @@ impl Simulation {
                 match timer {
                     TimerKind::Rto => f.sender.on_timer(&mut ctx),
                     TimerKind::FulSafety => f.sender.on_ful_safety(&mut ctx),
+                    TimerKind::Pace => f.sender.on_pace_timer(&mut ctx),
                     TimerKind::DelAck => f.receiver.on_timer(&mut ctx),
                     TimerKind::Ful => f.receiver.on_ful_timer(&mut ctx),
                 }

@@ -5,6 +5,7 @@ use crate::net::loss::gilbert_elliott_stats;
 use crate::net::{DropCause, LossModel};
 use crate::scenario::units::QueueLimit;
 use crate::sim::{secs, Time};
+use crate::tcp::cc::CongestionControl;
 use crate::trace::{FlowTrace, PacketTrace};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -120,6 +121,21 @@ pub struct FlowResult {
     pub rto: f64,
     /// Path estimators beside the truth the simulator knows.
     pub estimators: Estimates,
+    /// The congestion control's own path model at the end (BBR, Westwood+), if it keeps one.
+    pub cc_model: Option<CcModel>,
+    /// Pacing rate at the end (bit/s of payload), when the sender paces.
+    pub pacing_rate_bps: Option<f64>,
+}
+
+/// A congestion control's path model.
+#[derive(Clone, Debug, Serialize)]
+pub struct CcModel {
+    /// Bottleneck bandwidth estimate (bit/s of payload).
+    pub bandwidth_bps: f64,
+    /// Propagation-delay estimate (s); null when unknown.
+    pub min_rtt: Option<f64>,
+    /// The algorithm's state ("startup", "probe_bw", "avoidance", …).
+    pub state: String,
 }
 
 /// The sender's passive path estimates and the true values.
@@ -324,7 +340,16 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
                     0.0
                 },
             },
+            cc_model: None,
+            pacing_rate_bps: None,
         });
+        let last = flows.last_mut().expect("just pushed");
+        last.cc_model = f.sender.cc.model().map(|m| CcModel {
+            bandwidth_bps: m.bandwidth * 8.0,
+            min_rtt: (m.min_rtt != Time::MAX).then(|| secs(m.min_rtt)),
+            state: m.state.to_string(),
+        });
+        last.pacing_rate_bps = f.sender.pacing_rate().map(|r| r * 8.0);
         traces.push(f.sender.trace.take().map(|b| *b));
     }
     let dur = secs(end).max(1e-12);

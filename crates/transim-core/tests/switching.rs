@@ -20,7 +20,7 @@ fn lossy(switch: Value, app: Value, secs: u64) -> Value {
 /// algorithm governs growth afterwards.
 #[test]
 fn switching_in_congestion_avoidance_keeps_cwnd_continuous() {
-    for to in ["cubic", "cubic-2.6", "westwood", "veno"] {
+    for to in ["cubic", "cubic-2.6", "westwood", "veno", "bbr"] {
         let out = run(lossy(
             json!([{"at": "6s", "cc": to}]),
             json!({"kind": "bulk"}),
@@ -59,7 +59,9 @@ fn switching_back_and_forth_loses_nothing() {
         "cubic-2.6",
         "veno",
         "westwood",
+        "bbr",
         "reno",
+        "bbr",
     ];
     let schedule: Vec<Value> = names
         .iter()
@@ -81,6 +83,25 @@ fn switching_back_and_forth_loses_nothing() {
     );
     let c = out.result.conservation;
     assert_eq!(c.sent, c.delivered + c.dropped + c.in_flight);
+}
+
+/// Pacing follows the algorithm: on from a switch to BBR (which starts from the
+/// connection's cwnd and RTT, in Startup) until the switch away from it.
+#[test]
+fn pacing_runs_exactly_while_bbr_is_in_charge() {
+    let out = run(lossy(
+        json!([{"at": "2s", "cc": "bbr"}, {"at": "5s", "cc": "cubic"}]),
+        json!({"kind": "bulk"}),
+        7,
+    ));
+    let tr = out.flow_traces[0].as_ref().unwrap();
+    for (i, (&t, &rate)) in tr.t.iter().zip(&tr.pacing_rate).enumerate() {
+        let bbr = (2.0..5.0).contains(&t);
+        assert_eq!(rate > 0.0, bbr, "row {i} at {t} s: pacing rate {rate}");
+    }
+    let f = &out.result.flows[0];
+    assert_eq!(f.pacing_rate_bps, None);
+    assert!(f.cc_model.is_none(), "CUBIC keeps no path model");
 }
 
 #[test]

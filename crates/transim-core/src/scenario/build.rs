@@ -491,7 +491,8 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             switches.push((sw.at.0, kind));
         }
         let (s, d) = endpoints[i];
-        let sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
+        let mut sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
+        sender.seed_cc(Rng::stream(sc.seed, &format!("cc/{i}")));
         let receiver = TcpReceiver::new(cfg, i as u32, d, s);
         flows.push(Flow {
             name: f.name.clone().unwrap_or_else(|| format!("flow{i}")),

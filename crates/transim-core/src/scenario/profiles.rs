@@ -234,6 +234,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             NagleSpec::Minshall => Nagle::Minshall,
         },
         limited_transmit: spec.limited_transmit.unwrap_or(d.limited_transmit),
+        pacing: spec.pacing.unwrap_or(false),
         ful,
         partial_ack_timer: match spec.partial_ack_timer.unwrap_or(d.partial_ack_timer) {
             PartialAckTimerSpec::Impatient => PartialAckTimer::Impatient,

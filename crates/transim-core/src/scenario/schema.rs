@@ -537,6 +537,10 @@ pub struct TcpSpec {
     /// RFC 3042.
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// Pace transmissions as Linux does without a pacing congestion control: 2·cwnd/SRTT in
+    /// slow start, 1.2·cwnd/SRTT after (BBR always paces at its own rate).
+    #[serde(default)]
+    pub pacing: Option<bool>,
     /// Use the FUL bit (study 5): the receiver signals a full uplink buffer, the sender
     /// freezes.
     #[serde(default)]
@@ -607,6 +611,7 @@ impl TcpSpec {
             quickacks,
             nagle,
             limited_transmit,
+            pacing,
             partial_ack_timer,
             ful,
             ful_high,

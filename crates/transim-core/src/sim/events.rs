@@ -42,6 +42,8 @@ pub enum TimerKind {
     Ful,
     /// Sender FUL safety timer.
     FulSafety,
+    /// Sender pacing: the next segment may leave.
+    Pace,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

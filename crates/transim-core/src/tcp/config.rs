@@ -181,6 +181,8 @@ pub struct TcpConfig {
     pub nagle: Nagle,
     /// RFC 3042 Limited Transmit.
     pub limited_transmit: bool,
+    /// Pace at Linux's default rate when congestion control sets none.
+    pub pacing: bool,
     /// The FUL bit, if this connection uses it (study 5).
     pub ful: Option<super::ful::FulConfig>,
     /// NewReno's timer rule on partial ACKs.

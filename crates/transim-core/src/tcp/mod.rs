@@ -5,6 +5,7 @@
 pub mod cc;
 pub mod config;
 pub mod ful;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;

@@ -23,6 +23,7 @@ use super::Ctx;
 use crate::net::packet::flags;
 use crate::net::{Packet, SackBlocks};
 use crate::sim::events::TimerKind;
+use crate::sim::Time;
 
 /// SACK recovery state kept beside the scoreboard.
 #[derive(Clone, Debug, Default)]
@@ -47,7 +48,8 @@ enum Next {
 
 impl TcpSender {
     /// Mark segments covered by SACK blocks; returns true if any segment became SACKed.
-    pub(crate) fn update_scoreboard(&mut self, sb: &SackBlocks, ack: u64) -> bool {
+    /// Newly SACKed segments count as delivered for the rate sampler.
+    pub(crate) fn update_scoreboard(&mut self, sb: &SackBlocks, ack: u64, now: Time) -> bool {
         let mut new_info = false;
         for k in 0..sb.len as usize {
             let (left, right) = sb.get(ack, k);
@@ -63,6 +65,11 @@ impl TcpSender {
                 if !seg.sacked {
                     seg.sacked = true;
                     new_info = true;
+                    if !seg.delivered {
+                        seg.delivered = true;
+                        self.rate
+                            .on_delivered(seg.end - seg.start, seg.sent, &seg.snap, now);
+                    }
                 }
                 i += 1;
             }
@@ -105,16 +112,22 @@ impl TcpSender {
 
     /// ACK processing for the SACK-based variants.
     pub(crate) fn sack_on_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
-        let new_info = p.sack.len > 0 && self.update_scoreboard(&p.sack, p.ack);
+        let new_info = p.sack.len > 0 && self.update_scoreboard(&p.sack, p.ack, ctx.now);
         let variant = self.cfg.recovery;
         let sack1 = matches!(variant, Recovery::Sack1 | Recovery::SackPlus);
         if p.ack > self.snd_una {
+            // A partial ACK takes two from Sack1's pipe, before congestion control sees it.
+            if sack1 && self.in_recovery && p.ack < self.recover {
+                self.sack.pipe -= 2;
+            }
             let info = self.ack_advance(p, ctx);
             if self.in_recovery {
                 if p.ack >= self.recover {
                     // Everything outstanding at the fast retransmit is acknowledged.
                     self.in_recovery = false;
-                    self.win.cwnd = self.win.ssthresh;
+                    if !self.cc.owns_window() {
+                        self.win.cwnd = self.win.ssthresh;
+                    }
                     self.clear_episode_marks(!sack1); // ns-2 Sack1 clears its scoreboard
                     if !self.finish_ack(true, ctx) {
                         self.try_send(ctx);
@@ -122,11 +135,8 @@ impl TcpSender {
                     return;
                 }
                 // Partial ACK.
-                if sack1 {
-                    self.sack.pipe -= 2;
-                    if variant == Recovery::SackPlus {
-                        self.detect_lost_retransmissions(&p.sack, p.ack);
-                    }
+                if variant == Recovery::SackPlus {
+                    self.detect_lost_retransmissions(&p.sack, p.ack);
                 }
                 if self.finish_ack(true, ctx) {
                     return;
@@ -149,13 +159,13 @@ impl TcpSender {
             return;
         }
         self.stats.dupacks += 1;
+        if self.in_recovery && sack1 {
+            self.sack.pipe -= 1;
+        }
         self.observe_duplicate(ctx.now);
         if self.in_recovery {
-            if sack1 {
-                self.sack.pipe -= 1;
-                if variant == Recovery::SackPlus {
-                    self.detect_lost_retransmissions(&p.sack, p.ack);
-                }
+            if variant == Recovery::SackPlus {
+                self.detect_lost_retransmissions(&p.sack, p.ack);
             }
             self.sack_send(ctx);
             return;
@@ -186,7 +196,9 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
         self.lt_segments = 0;
         self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, self.reduction_base());
-        self.win.cwnd = self.win.ssthresh;
+        if !self.cc.owns_window() {
+            self.win.cwnd = self.win.ssthresh;
+        }
         self.win.cnt = 0;
         self.recover = self.snd_max;
         self.in_recovery = true;
@@ -252,7 +264,7 @@ impl TcpSender {
     }
 
     /// Send while the variant's pipe test allows.
-    fn sack_send(&mut self, ctx: &mut Ctx) {
+    pub(crate) fn sack_send(&mut self, ctx: &mut Ctx) {
         if self.ful.frozen {
             return;
         }
@@ -264,7 +276,7 @@ impl TcpSender {
         loop {
             match self.cfg.recovery {
                 Recovery::Rfc6675 => {
-                    if self.win.cwnd < self.sack.pipe_bytes + mss {
+                    if self.win.cwnd < self.sack.pipe_bytes + mss || self.paced_out(ctx) {
                         break;
                     }
                     let sent = match self.next_seg() {
@@ -288,7 +300,7 @@ impl TcpSender {
                     self.sack.pipe_bytes += sent;
                 }
                 _ => {
-                    if self.sack.pipe >= self.win.segments() as i64 {
+                    if self.sack.pipe >= self.win.segments() as i64 || self.paced_out(ctx) {
                         break;
                     }
                     if let Some(i) = self.next_hole() {
@@ -334,7 +346,7 @@ impl TcpSender {
     }
 
     /// RFC 6675 SetPipe(): bytes believed in flight.
-    fn set_pipe(&self) -> u64 {
+    pub(crate) fn set_pipe(&self) -> u64 {
         let mut pipe = 0;
         for seg in self
             .rtx

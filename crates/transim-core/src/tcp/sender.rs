@@ -3,14 +3,16 @@
 //!
 //! Sequence numbers are 64-bit byte offsets: the SYN is 0, data bytes are 1..=N, a FIN is N+1.
 
-use super::cc::{AckInfo, Cc, CongestionControl, Window};
+use super::cc::{AckInfo, Cc, CongestionControl, HandOver, Window};
 use super::config::{CwndUnit, HalvingBase, Nagle, PartialAckTimer, Recovery, TcpConfig};
+use super::rate::{RateState, SendSnapshot};
 use super::rtt::RttEstimator;
 use super::timer::Timer;
 use super::Ctx;
 use crate::net::packet::flags;
 use crate::net::Packet;
 use crate::sim::events::TimerKind;
+use crate::sim::rng::Rng;
 use crate::sim::{Time, MILLISECOND, SECOND};
 use crate::trace::FlowTrace;
 use std::collections::VecDeque;
@@ -57,6 +59,10 @@ pub(crate) struct SentSeg {
     pub(crate) paired: bool,
     /// Bytes on the wire.
     pub(crate) wire: u32,
+    /// Counted as delivered by the rate sampler (ACKed or SACKed once).
+    pub(crate) delivered: bool,
+    /// The connection's delivery state when this transmission left.
+    pub(crate) snap: SendSnapshot,
 }
 
 /// Sender counters.
@@ -145,6 +151,13 @@ pub struct TcpSender {
     pub loss_est: crate::estimate::LossEstimator,
     /// When and where the last new segment was sent (to recognise back-to-back pairs).
     last_new: (Time, u64),
+    /// Delivery-rate sampling.
+    pub rate: RateState,
+    /// Pacing: the earliest time the next data segment may leave.
+    pace_next: Time,
+    pace_timer: Timer,
+    /// Random values handed to congestion control (seeded per flow by the scenario).
+    pub(crate) cc_rng: Rng,
 }
 
 impl TcpSender {
@@ -205,6 +218,10 @@ impl TcpSender {
             capacity: Default::default(),
             loss_est: Default::default(),
             last_new: (Time::MAX, 0),
+            rate: RateState::default(),
+            pace_next: 0,
+            pace_timer: Timer::default(),
+            cc_rng: Rng::stream(flow as u64, "cc"),
             cfg,
         }
     }
@@ -330,8 +347,67 @@ impl TcpSender {
         self.snd_max = 1;
         self.recover = 1;
         self.rto_timer.cancel();
+        let h = self.hand_over_info(ctx.now);
+        self.cc.start(&self.win, &h);
         self.send_pure_ack(1, ctx);
         self.try_send(ctx);
+        self.record(ctx.now);
+    }
+
+    /// Seed the random values handed to congestion control.
+    pub fn seed_cc(&mut self, rng: Rng) {
+        self.cc_rng = rng;
+    }
+
+    /// The connection state a congestion control starts from.
+    fn hand_over_info(&mut self, now: Time) -> HandOver {
+        HandOver {
+            now,
+            srtt: self.rtt.srtt,
+            min_rtt: self.rtt.min_rtt,
+            flight: self.flight(),
+            seed: self.cc_rng.next_u64(),
+        }
+    }
+
+    /// Pacing rate in payload bytes per second: congestion control's own, else Linux's
+    /// default when `pacing` is on (2·cwnd/SRTT in slow start, 1.2·cwnd/SRTT after).
+    #[inline]
+    pub fn pacing_rate(&self) -> Option<f64> {
+        if let Some(r) = self.cc.pacing_rate() {
+            return Some(r);
+        }
+        if !self.cfg.pacing || self.rtt.srtt == 0 {
+            return None;
+        }
+        let ratio = if self.win.in_slow_start() { 2.0 } else { 1.2 };
+        Some(ratio * self.win.cwnd as f64 * 1e9 / self.rtt.srtt as f64)
+    }
+
+    /// True when pacing holds the next segment back; arms the pacing timer for its time.
+    #[inline]
+    pub(crate) fn paced_out(&mut self, ctx: &mut Ctx) -> bool {
+        if ctx.now >= self.pace_next || self.pacing_rate().is_none() {
+            return false;
+        }
+        self.pace_timer
+            .set(self.pace_next, self.flow, TimerKind::Pace, ctx.events);
+        true
+    }
+
+    /// The pacing timer fired: send what the windows allow.
+    pub fn on_pace_timer(&mut self, ctx: &mut Ctx) {
+        if !self
+            .pace_timer
+            .fire(ctx.now, self.flow, TimerKind::Pace, ctx.events)
+        {
+            return;
+        }
+        if self.in_recovery && self.cfg.recovery.uses_sack() {
+            self.sack_send(ctx);
+        } else {
+            self.try_send(ctx);
+        }
         self.record(ctx.now);
     }
 
@@ -411,10 +487,13 @@ impl TcpSender {
             } else {
                 match self.next_new_segment() {
                     Some((start, len, fin)) => (start, len, fin, None),
-                    None => break,
+                    None => {
+                        self.note_app_limited();
+                        break;
+                    }
                 }
             };
-            if !self.cwnd_allows(len.max(1), start >= self.snd_max) {
+            if !self.cwnd_allows(len.max(1), start >= self.snd_max) || self.paced_out(ctx) {
                 break;
             }
             self.send_segment(start, len, fin, kind, ctx);
@@ -422,6 +501,29 @@ impl TcpSender {
             if self.snd_nxt >= self.snd_max {
                 self.gbn = None;
             }
+        }
+    }
+
+    /// Nothing to send although the window has room: the application is the limit, and
+    /// delivery-rate samples say so until the data in flight is delivered.
+    fn note_app_limited(&mut self) {
+        let mss = self.win.mss as u64;
+        if self.data_end().saturating_sub(self.snd_max) < mss && self.cwnd_allows(mss, true) {
+            self.rate.mark_app_limited(self.flight());
+        }
+    }
+
+    /// Bytes believed in the network once the current ACK is counted: the recovery
+    /// variant's pipe in SACK recovery (RFC 6675's recomputed from the updated scoreboard),
+    /// else the bytes outstanding.
+    #[inline]
+    pub(crate) fn pipe_bytes(&self) -> u64 {
+        match self.cfg.recovery {
+            Recovery::Sack1 | Recovery::SackPlus if self.in_recovery => {
+                self.sack.pipe.max(0) as u64 * self.win.mss as u64
+            }
+            Recovery::Rfc6675 if self.in_recovery => self.set_pipe(),
+            _ => self.flight(),
         }
     }
 
@@ -435,6 +537,13 @@ impl TcpSender {
         ctx: &mut Ctx,
     ) {
         let end = start + len + fin as u64;
+        let snap = self
+            .rate
+            .on_send(ctx.now, self.snd_una >= self.snd_max.max(1));
+        if let Some(rate) = self.pacing_rate() {
+            let gap = (len.max(1) as f64 * 1e9 / rate) as Time;
+            self.pace_next = self.pace_next.max(ctx.now) + gap;
+        }
         let (index, tx) = if start >= self.snd_max {
             let index = self.next_index;
             self.next_index += 1;
@@ -453,6 +562,8 @@ impl TcpSender {
                 rtx_episode: false,
                 lost: false,
                 rtx_high: 0,
+                delivered: false,
+                snap,
             });
             (index, 1)
         } else {
@@ -461,6 +572,7 @@ impl TcpSender {
             seg.tx = seg.tx.saturating_add(1);
             seg.retx = true;
             seg.sent = ctx.now;
+            seg.snap = snap;
             seg.rtx_high = self.snd_max;
             match rtx {
                 Some(RtxKind::Timeout) => self.stats.rtx_timeout += 1,
@@ -562,6 +674,10 @@ impl TcpSender {
         let min_rtt = self.rtt.min_rtt;
         while let Some(seg) = self.rtx.front_mut() {
             if seg.end <= ack {
+                if !seg.delivered {
+                    self.rate
+                        .on_delivered(seg.end - seg.start, seg.sent, &seg.snap, ctx.now);
+                }
                 any_retx |= seg.retx;
                 newest_sent = Some(seg.sent);
                 popped += 1;
@@ -579,6 +695,10 @@ impl TcpSender {
             } else {
                 if seg.start < ack {
                     any_retx |= seg.retx;
+                    if !seg.delivered {
+                        self.rate
+                            .on_delivered(ack - seg.start, seg.sent, &seg.snap, ctx.now);
+                    }
                     seg.start = ack;
                 }
                 break;
@@ -607,29 +727,36 @@ impl TcpSender {
         }
         self.dupacks = 0;
         self.lt_segments = 0;
-        let info = AckInfo {
-            now: ctx.now,
-            acked: acked_data,
-            rtt: sample,
-            srtt: self.rtt.srtt,
-            min_rtt: self.rtt.min_rtt,
-            flight: flight_before,
-        };
-        self.cc.observe(&self.win, &info);
-        info
+        self.observe(ctx.now, acked_data, sample, flight_before)
     }
 
-    /// Tell congestion control about a duplicate ACK (for its estimators).
+    /// Tell congestion control about a duplicate ACK (for its estimators and, with SACK,
+    /// the data it delivered).
     pub(crate) fn observe_duplicate(&mut self, now: Time) {
+        self.observe(now, 0, None, self.flight());
+    }
+
+    /// Build the ACK's information, with its delivery-rate sample, and show it to
+    /// congestion control.
+    #[inline]
+    fn observe(&mut self, now: Time, acked: u64, rtt: Option<Time>, flight: u64) -> AckInfo {
         let info = AckInfo {
             now,
-            acked: 0,
-            rtt: None,
+            acked,
+            rtt,
             srtt: self.rtt.srtt,
             min_rtt: self.rtt.min_rtt,
-            flight: self.flight(),
+            flight,
+            pipe: self.pipe_bytes(),
+            recovering: self.snd_una < self.recover,
+            delivered: self.rate.delivered,
+            sample: self.rate.take_sample(self.rtt.min_rtt),
         };
-        self.cc.observe(&self.win, &info);
+        self.cc.observe(&mut self.win, &info);
+        if self.cc.app_limited() {
+            self.rate.mark_app_limited(info.pipe);
+        }
+        info
     }
 
     /// After a new ACK: manage the RTO timer and detect completion. Returns true when the
@@ -655,15 +782,18 @@ impl TcpSender {
         let acked_data = info.acked;
         let mss = self.win.mss as u64;
         let mut restart_timer = true;
+        let owns = self.cc.owns_window();
         if self.in_recovery {
             match self.cfg.recovery {
                 Recovery::NewReno if ack < self.recover => {
                     // Partial ACK: retransmit the next hole, deflate by the amount acked and
                     // add back one segment if at least one was acked (RFC 6582 §3.2 step 5).
                     self.retransmit_first(ctx);
-                    self.win.cwnd = self.win.cwnd.saturating_sub(acked_data).max(mss);
-                    if acked_data >= mss {
-                        self.win.cwnd += mss;
+                    if !owns {
+                        self.win.cwnd = self.win.cwnd.saturating_sub(acked_data).max(mss);
+                        if acked_data >= mss {
+                            self.win.cwnd += mss;
+                        }
                     }
                     restart_timer = match self.cfg.partial_ack_timer {
                         PartialAckTimer::Impatient => !self.partial_seen,
@@ -673,11 +803,15 @@ impl TcpSender {
                 }
                 Recovery::NewReno => {
                     let flight = self.snd_max - ack;
-                    self.win.cwnd = self.win.ssthresh.min(flight.max(mss) + mss);
+                    if !owns {
+                        self.win.cwnd = self.win.ssthresh.min(flight.max(mss) + mss);
+                    }
                     self.in_recovery = false;
                 }
                 _ => {
-                    self.win.cwnd = self.win.ssthresh;
+                    if !owns {
+                        self.win.cwnd = self.win.ssthresh;
+                    }
                     self.in_recovery = false;
                 }
             }
@@ -699,7 +833,9 @@ impl TcpSender {
         self.stats.dupacks += 1;
         let mss = self.win.mss as u64;
         if self.in_recovery {
-            self.win.cwnd += mss; // inflation: one segment has left the network
+            if !self.cc.owns_window() {
+                self.win.cwnd += mss; // inflation: one segment has left the network
+            }
             self.try_send(ctx);
             return;
         }
@@ -743,7 +879,9 @@ impl TcpSender {
             }
             Recovery::Reno | Recovery::NewReno => {
                 self.retransmit_first(ctx);
-                self.win.cwnd = self.win.ssthresh + 3 * mss;
+                if !self.cc.owns_window() {
+                    self.win.cwnd = self.win.ssthresh + 3 * mss;
+                }
                 self.in_recovery = true;
                 self.partial_seen = false;
                 self.restart_rto(ctx);
@@ -799,12 +937,7 @@ impl TcpSender {
     /// from the connection (cwnd and ssthresh are kept); the old one is dropped.
     pub fn switch_cc(&mut self, kind: super::cc::CcKind, now: Time) {
         let mut cc = kind.build();
-        let h = super::cc::HandOver {
-            now,
-            srtt: self.rtt.srtt,
-            min_rtt: self.rtt.min_rtt,
-            flight: self.flight(),
-        };
+        let h = self.hand_over_info(now);
         cc.hand_over(&self.win, &h);
         self.cc = cc;
         self.stats.switches.push((now, kind));
@@ -824,7 +957,9 @@ impl TcpSender {
         } else {
             0
         };
+        let pacing = self.pacing_rate().unwrap_or(0.0);
         if let Some(tr) = self.trace.as_deref_mut() {
+            tr.pacing_rate.push(pacing);
             tr.pipe.push(pipe);
             tr.sacked.push(sacked as f64);
             tr.t.push(now as f64 * 1e-9);

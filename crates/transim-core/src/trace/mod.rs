@@ -25,16 +25,28 @@ pub struct FlowTrace {
     pub pipe: Vec<f64>,
     /// Bytes SACKed above the cumulative ACK (the scoreboard), 0 without SACK.
     pub sacked: Vec<f64>,
+    /// Pacing rate (payload bytes/s), 0 when not pacing.
+    pub pacing_rate: Vec<f64>,
 }
 
 impl FlowTrace {
     /// Column names in order.
-    pub const COLUMNS: [&'static str; 10] = [
-        "t", "cwnd", "ssthresh", "srtt", "rto", "flight", "snd_max", "snd_una", "pipe", "sacked",
+    pub const COLUMNS: [&'static str; 11] = [
+        "t",
+        "cwnd",
+        "ssthresh",
+        "srtt",
+        "rto",
+        "flight",
+        "snd_max",
+        "snd_una",
+        "pipe",
+        "sacked",
+        "pacing_rate",
     ];
 
     /// The columns in [`Self::COLUMNS`] order.
-    pub fn into_columns(self) -> [Vec<f64>; 10] {
+    pub fn into_columns(self) -> [Vec<f64>; 11] {
         [
             self.t,
             self.cwnd,
@@ -46,6 +58,7 @@ impl FlowTrace {
             self.snd_una,
             self.pipe,
             self.sacked,
+            self.pacing_rate,
         ]
     }
 }

@@ -40,7 +40,7 @@ pub fn alpha(delta: f64) -> f64 {
 }
 
 impl CongestionControl for Htcp {
-    fn observe(&mut self, _w: &Window, a: &AckInfo) {
+    fn observe(&mut self, _w: &mut Window, a: &AckInfo) {
         if let Some(r) = a.rtt {
             self.min_rtt = self.min_rtt.min(r);
             self.max_rtt = self.max_rtt.max(r);

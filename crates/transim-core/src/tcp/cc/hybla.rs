@@ -17,7 +17,7 @@ pub struct Hybla {
 pub const RTT0: Time = 25 * MILLISECOND;
 
 impl CongestionControl for Hybla {
-    fn observe(&mut self, _w: &Window, a: &AckInfo) {
+    fn observe(&mut self, _w: &mut Window, a: &AckInfo) {
         if a.min_rtt != Time::MAX {
             self.rho = (a.min_rtt as f64 / RTT0 as f64).max(1.0);
         }

@@ -75,7 +75,7 @@ fn alpha_beta_curves(da: f64, dm: f64) -> (f64, f64) {
 }
 
 impl CongestionControl for Illinois {
-    fn observe(&mut self, _w: &Window, a: &AckInfo) {
+    fn observe(&mut self, _w: &mut Window, a: &AckInfo) {
         let Some(r) = a.rtt else { return };
         self.base_rtt = self.base_rtt.min(r);
         self.max_rtt = self.max_rtt.max(r);

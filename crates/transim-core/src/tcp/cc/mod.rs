@@ -5,6 +5,7 @@
 //! statically (one `match`, no virtual call per ACK). Adding a variant touches its own file,
 //! one arm of [`Cc`] and one of [`CcKind`].
 
+pub mod bbr;
 pub mod bic;
 pub mod cubic;
 pub mod highspeed;
@@ -127,6 +128,16 @@ pub struct AckInfo {
     pub min_rtt: Time,
     /// Bytes in flight before this ACK.
     pub flight: u64,
+    /// Bytes believed in the network after this ACK (the recovery variant's pipe in loss
+    /// recovery, else the bytes outstanding).
+    pub pipe: u64,
+    /// The connection is repairing a loss: this ACK leaves data outstanding at the last fast
+    /// retransmit or timeout unacknowledged.
+    pub recovering: bool,
+    /// Payload bytes delivered (ACKed or SACKed) so far, this ACK included.
+    pub delivered: u64,
+    /// This ACK's delivery-rate sample, if it delivered data.
+    pub sample: Option<super::rate::RateSample>,
 }
 
 /// What a congestion control learns when it takes over a running connection.
@@ -140,18 +151,53 @@ pub struct HandOver {
     pub min_rtt: Time,
     /// Bytes in flight.
     pub flight: u64,
+    /// A per-connection random value (algorithms with randomised choices draw from it).
+    pub seed: u64,
+}
+
+/// What an algorithm believes about the path, reported beside the truth.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathModel {
+    /// Bottleneck bandwidth estimate (payload bytes per second).
+    pub bandwidth: f64,
+    /// Round-trip propagation delay estimate.
+    pub min_rtt: Time,
+    /// The algorithm's state, for display ("startup", "probe_bw", …).
+    pub state: &'static str,
 }
 
 /// The interface every congestion-control algorithm implements.
 pub trait CongestionControl {
     /// Grow the window on an ACK of new data outside loss recovery.
     fn on_ack(&mut self, w: &mut Window, a: &AckInfo);
-    /// Every ACK, new or duplicate, in or out of recovery, before any window change: for
-    /// estimators (bandwidth, RTT). `a.acked` is 0 for a duplicate ACK.
-    fn observe(&mut self, _w: &Window, _a: &AckInfo) {}
+    /// Every ACK, new or duplicate, in or out of recovery, before the sender's own window
+    /// changes: for estimators (bandwidth, RTT) and, for algorithms that [own the
+    /// window](CongestionControl::owns_window), the window itself. `a.acked` is 0 for a
+    /// duplicate ACK.
+    fn observe(&mut self, _w: &mut Window, _a: &AckInfo) {}
+    /// The connection is established (first RTT sample known): initialise from it.
+    fn start(&mut self, _w: &Window, _h: &HandOver) {}
     /// Take over a running connection (mid-session switching): initialise private state
     /// from the window and the connection's estimates. cwnd and ssthresh are kept.
     fn hand_over(&mut self, _w: &Window, _h: &HandOver) {}
+    /// True for model-based algorithms (BBR) that set cwnd on every ACK, in loss recovery
+    /// too: the recovery variants then leave cwnd alone (no halving, inflation or deflation).
+    fn owns_window(&self) -> bool {
+        false
+    }
+    /// Pacing rate in payload bytes per second, for algorithms that pace.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+    /// The algorithm is deliberately sending below its rate (BBR's ProbeRTT): rate samples
+    /// until the data now in flight is delivered are application-limited.
+    fn app_limited(&self) -> bool {
+        false
+    }
+    /// The algorithm's own path model, for those that keep one.
+    fn model(&self) -> Option<PathModel> {
+        None
+    }
     /// New ssthresh after a loss is detected; `base` is the quantity being reduced
     /// (FlightSize or the window, per the halving-base option).
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64;
@@ -186,6 +232,8 @@ pub enum CcKind {
     Hybla,
     /// Illinois.
     Illinois,
+    /// BBR v1.
+    Bbr,
 }
 
 impl CcKind {
@@ -203,6 +251,7 @@ impl CcKind {
         ("htcp", CcKind::Htcp),
         ("hybla", CcKind::Hybla),
         ("illinois", CcKind::Illinois),
+        ("bbr", CcKind::Bbr),
     ];
 
     /// Look up a name.
@@ -234,6 +283,7 @@ impl CcKind {
             CcKind::Htcp => Cc::Htcp(htcp::Htcp::default()),
             CcKind::Hybla => Cc::Hybla(hybla::Hybla::default()),
             CcKind::Illinois => Cc::Illinois(illinois::Illinois::default()),
+            CcKind::Bbr => Cc::Bbr(Box::default()),
         }
     }
 }
@@ -263,6 +313,8 @@ pub enum Cc {
     Hybla(hybla::Hybla),
     /// Illinois.
     Illinois(illinois::Illinois),
+    /// BBR (boxed: its state is larger than the others').
+    Bbr(Box<bbr::Bbr>),
 }
 
 macro_rules! dispatch {
@@ -279,6 +331,7 @@ macro_rules! dispatch {
             Cc::Htcp($c) => $e,
             Cc::Hybla($c) => $e,
             Cc::Illinois($c) => $e,
+            Cc::Bbr($c) => $e,
         }
     };
 }
@@ -299,6 +352,7 @@ impl Cc {
             Cc::Htcp(_) => CcKind::Htcp,
             Cc::Hybla(_) => CcKind::Hybla,
             Cc::Illinois(_) => CcKind::Illinois,
+            Cc::Bbr(_) => CcKind::Bbr,
         }
     }
 }
@@ -317,10 +371,34 @@ impl CongestionControl for Cc {
         dispatch!(self, c => c.on_timeout(w))
     }
     #[inline]
-    fn observe(&mut self, w: &Window, a: &AckInfo) {
+    fn observe(&mut self, w: &mut Window, a: &AckInfo) {
         dispatch!(self, c => c.observe(w, a))
+    }
+    fn start(&mut self, w: &Window, h: &HandOver) {
+        dispatch!(self, c => c.start(w, h))
     }
     fn hand_over(&mut self, w: &Window, h: &HandOver) {
         dispatch!(self, c => c.hand_over(w, h))
+    }
+    #[inline]
+    fn owns_window(&self) -> bool {
+        matches!(self, Cc::Bbr(_))
+    }
+    #[inline]
+    fn pacing_rate(&self) -> Option<f64> {
+        match self {
+            Cc::Bbr(b) => b.pacing_rate(),
+            _ => None,
+        }
+    }
+    #[inline]
+    fn app_limited(&self) -> bool {
+        match self {
+            Cc::Bbr(b) => b.app_limited(),
+            _ => false,
+        }
+    }
+    fn model(&self) -> Option<PathModel> {
+        dispatch!(self, c => c.model())
     }
 }

@@ -38,7 +38,7 @@ impl Vegas {
 }
 
 impl CongestionControl for Vegas {
-    fn observe(&mut self, _w: &Window, a: &AckInfo) {
+    fn observe(&mut self, _w: &mut Window, a: &AckInfo) {
         if let Some(r) = a.rtt {
             self.base_rtt = self.base_rtt.min(r);
             self.round_min = self.round_min.min(r);

@@ -43,7 +43,7 @@ impl Veno {
 }
 
 impl CongestionControl for Veno {
-    fn observe(&mut self, w: &Window, a: &AckInfo) {
+    fn observe(&mut self, w: &mut Window, a: &AckInfo) {
         let Some(r) = a.rtt else { return };
         self.base_rtt = self.base_rtt.min(r);
         self.round_min = self.round_min.min(r);

@@ -3,7 +3,7 @@
 //! low-pass filtered with an EWMA of weight α = 0.9. After a loss ssthresh = BWE·RTT_min
 //! (at least two segments); window growth is Reno's.
 
-use super::{AckInfo, CongestionControl, HandOver, Window};
+use super::{AckInfo, CongestionControl, HandOver, PathModel, Window};
 use crate::sim::{Time, MILLISECOND};
 
 /// Westwood+ state.
@@ -34,7 +34,7 @@ impl Westwood {
 }
 
 impl CongestionControl for Westwood {
-    fn observe(&mut self, w: &Window, a: &AckInfo) {
+    fn observe(&mut self, w: &mut Window, a: &AckInfo) {
         self.min_rtt = self.min_rtt.min(a.min_rtt);
         let start = *self.window_start.get_or_insert(a.now);
         self.acked += if a.acked == 0 { w.mss as u64 } else { a.acked };
@@ -62,6 +62,14 @@ impl CongestionControl for Westwood {
             return (base / 2).max(2 * w.mss as u64);
         }
         ((self.bwe * self.min_rtt as f64 * 1e-9) as u64).max(2 * w.mss as u64)
+    }
+
+    fn model(&self) -> Option<PathModel> {
+        (self.bwe > 0.0).then_some(PathModel {
+            bandwidth: self.bwe,
+            min_rtt: self.min_rtt,
+            state: "estimating",
+        })
     }
 
     fn hand_over(&mut self, w: &Window, h: &HandOver) {

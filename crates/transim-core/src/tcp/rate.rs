@@ -1,0 +1,216 @@
+//! Delivery-rate sampling (draft-cheng-iccrg-delivery-rate-estimation): every transmission
+//! snapshots how much the connection had delivered and when; when the segment is delivered
+//! (cumulatively ACKed or SACKed) the data delivered since that snapshot, over the longer of
+//! the send and ACK intervals, is one sample of the delivery rate. BBR builds its bottleneck
+//! bandwidth estimate from these samples; other algorithms may read them too.
+
+use crate::sim::Time;
+
+/// The connection's delivery counters.
+#[derive(Clone, Debug, Default)]
+pub struct RateState {
+    /// Payload bytes delivered (ACKed or SACKed) so far.
+    pub delivered: u64,
+    /// When `delivered` last grew.
+    pub delivered_at: Time,
+    /// Send time of the most recently delivered segment's transmission (the start of the
+    /// current send interval).
+    first_sent_at: Time,
+    /// Non-zero while the connection is application-limited: the `delivered` value at which
+    /// the limited period's data will all have been delivered.
+    app_limited_until: u64,
+    /// The sample being assembled from the segments this ACK delivers.
+    pending: Pending,
+}
+
+/// What a transmission remembers about the connection when it leaves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SendSnapshot {
+    /// `delivered` at send time.
+    pub delivered: u64,
+    /// `delivered_at` at send time.
+    pub delivered_at: Time,
+    /// Start of the send interval at send time.
+    pub first_sent_at: Time,
+    /// The connection was application-limited.
+    pub app_limited: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Pending {
+    /// Some segment was delivered by this ACK.
+    any: bool,
+    /// Bytes newly delivered by this ACK.
+    bytes: u64,
+    prior_delivered: u64,
+    prior_time: Time,
+    send_elapsed: Time,
+    ack_elapsed: Time,
+    app_limited: bool,
+}
+
+/// One delivery-rate sample, produced per ACK that delivered data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateSample {
+    /// Bytes delivered by this ACK (ACKed plus SACKed).
+    pub newly_delivered: u64,
+    /// `delivered` when the most recently sent of the delivered segments was sent (BBR's
+    /// round-trip counter compares against it).
+    pub prior_delivered: u64,
+    /// Bytes delivered over the sample interval.
+    pub delivered: u64,
+    /// Sample interval (ns); `None` when shorter than the minimum RTT (not a valid rate).
+    pub interval: Option<Time>,
+    /// The sampled segment was sent while application-limited.
+    pub app_limited: bool,
+}
+
+impl RateSample {
+    /// Delivery rate in bytes per second, when the interval is valid.
+    #[inline]
+    pub fn rate(&self) -> Option<f64> {
+        self.interval
+            .filter(|&i| i > 0)
+            .map(|i| self.delivered as f64 * 1e9 / i as f64)
+    }
+}
+
+impl RateState {
+    /// Snapshot for a transmission at `now`; `idle` when nothing was outstanding, which
+    /// restarts the send and ACK intervals.
+    #[inline]
+    pub fn on_send(&mut self, now: Time, idle: bool) -> SendSnapshot {
+        if idle {
+            self.first_sent_at = now;
+            self.delivered_at = now;
+        }
+        SendSnapshot {
+            delivered: self.delivered,
+            delivered_at: self.delivered_at,
+            first_sent_at: self.first_sent_at,
+            app_limited: self.app_limited_until != 0,
+        }
+    }
+
+    /// The connection has no data to send although the window would allow it: samples taken
+    /// until the data now in flight is delivered are marked application-limited.
+    #[inline]
+    pub fn mark_app_limited(&mut self, in_flight: u64) {
+        self.app_limited_until = (self.delivered + in_flight).max(1);
+    }
+
+    /// A segment of `bytes` sent at `sent` with snapshot `snap` is delivered at `now`.
+    #[inline]
+    pub fn on_delivered(&mut self, bytes: u64, sent: Time, snap: &SendSnapshot, now: Time) {
+        self.delivered += bytes;
+        self.delivered_at = now;
+        let p = &mut self.pending;
+        p.bytes += bytes;
+        if !p.any || snap.delivered > p.prior_delivered {
+            p.any = true;
+            p.prior_delivered = snap.delivered;
+            p.prior_time = snap.delivered_at;
+            p.app_limited = snap.app_limited;
+            p.send_elapsed = sent.saturating_sub(snap.first_sent_at);
+            p.ack_elapsed = now.saturating_sub(snap.delivered_at);
+            self.first_sent_at = sent;
+        }
+    }
+
+    /// Close this ACK's sample; `min_rtt` rejects intervals too short to be a real rate
+    /// (`Time::MAX` when unknown: no sample is then valid).
+    #[inline]
+    pub fn take_sample(&mut self, min_rtt: Time) -> Option<RateSample> {
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        let p = std::mem::take(&mut self.pending);
+        if !p.any {
+            return None;
+        }
+        let interval = p.send_elapsed.max(p.ack_elapsed);
+        Some(RateSample {
+            newly_delivered: p.bytes,
+            prior_delivered: p.prior_delivered,
+            delivered: self.delivered - p.prior_delivered,
+            interval: (interval >= min_rtt && min_rtt != Time::MAX).then_some(interval),
+            app_limited: p.app_limited,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Time = 1_000_000;
+
+    /// A sender that sends one 1000-byte segment every 1 ms over a path with a 10 ms RTT
+    /// delivers 1000 bytes per ms: every sample after the first round says 1 MB/s.
+    #[test]
+    fn steady_stream_samples_the_sending_rate() {
+        let mut st = RateState::default();
+        let mut sent: Vec<(Time, SendSnapshot)> = vec![];
+        let mut samples = vec![];
+        for k in 0..100u64 {
+            let now = k * MS;
+            // deliveries due now (sent 10 ms ago)
+            if k >= 10 {
+                let (t, snap) = sent[(k - 10) as usize];
+                st.on_delivered(1000, t, &snap, now);
+                samples.push(st.take_sample(10 * MS));
+            }
+            let snap = st.on_send(now, k == 0);
+            sent.push((now, snap));
+        }
+        // The first sample's ACK interval runs from the idle start: 1000 bytes in 10 ms.
+        let first = samples[0].unwrap();
+        assert_eq!(first.interval, Some(10 * MS));
+        assert!((first.rate().unwrap() - 1e5).abs() < 1e-6);
+        // A sample over less than the minimum RTT is not a rate.
+        let mut short = RateState::default();
+        let snap = short.on_send(0, true);
+        short.on_delivered(1000, 0, &snap, 5 * MS);
+        assert_eq!(short.take_sample(10 * MS).unwrap().interval, None);
+        let late = samples[20].unwrap();
+        assert_eq!(late.newly_delivered, 1000);
+        let r = late.rate().unwrap();
+        assert!((r - 1e6).abs() < 1.0, "rate {r}");
+    }
+
+    /// Two segments delivered by one ACK: the sample follows the most recently sent one.
+    #[test]
+    fn one_ack_delivering_two_segments_samples_the_newer() {
+        let mut st = RateState::default();
+        let a = st.on_send(0, true);
+        st.on_delivered(500, 0, &a, 5 * MS);
+        st.take_sample(MS);
+        let b = st.on_send(6 * MS, false);
+        let c = st.on_send(7 * MS, false);
+        st.on_delivered(1000, 6 * MS, &b, 20 * MS);
+        st.on_delivered(1000, 7 * MS, &c, 20 * MS);
+        let s = st.take_sample(MS).unwrap();
+        assert_eq!(s.newly_delivered, 2000);
+        assert_eq!(s.prior_delivered, 500);
+        assert_eq!(s.delivered, 2000);
+        // ACK interval 20 − 5 ms exceeds the send interval 7 − 0 ms.
+        assert_eq!(s.interval, Some(15 * MS));
+    }
+
+    /// As the draft says: the mark clears once more than the marked amount is delivered.
+    #[test]
+    fn app_limited_marks_samples_until_its_data_is_delivered() {
+        let mut st = RateState::default();
+        st.mark_app_limited(1000);
+        let a = st.on_send(0, true);
+        assert!(a.app_limited);
+        st.on_delivered(1000, 0, &a, 10 * MS);
+        assert!(st.take_sample(MS).unwrap().app_limited);
+        let b = st.on_send(10 * MS, true);
+        assert!(b.app_limited, "delivered 1000 is not beyond the mark 1000");
+        st.on_delivered(1000, 10 * MS, &b, 20 * MS);
+        assert!(st.take_sample(MS).unwrap().app_limited);
+        let c = st.on_send(20 * MS, true);
+        assert!(!c.app_limited);
+    }
+}
