@@ -132,8 +132,9 @@ def _cc_comparison(out: Path, scale: str) -> str:
     out.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(len(names), 1, figsize=(9, 1.3 * len(names)), sharex=True)
     rows = [
-        "| cc | goodput | timeouts | fast retransmits | mean cwnd (segments) |",
-        "|---|---|---|---|---|",
+        "| cc | goodput | timeouts | fast retransmits | mean cwnd (segments) "
+        "| mean bottleneck queue (packets) |",
+        "|---|---|---|---|---|---|",
     ]
     for ax, name in zip(axes, names, strict=True):
         r = run(SCENARIOS / "cc-comparison.toml", overrides=[f"tcp.cc={name}"], trace_flows=True)
@@ -143,9 +144,10 @@ def _cc_comparison(out: Path, scale: str) -> str:
         ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=8)
         ax.grid(alpha=0.3)
         mean = float((seg[:-1] * (tr["t"][1:] - tr["t"][:-1])).sum() / (tr["t"][-1] - tr["t"][0]))
+        queue = r.link("r1->r2")["mean_queue_packets"]
         rows.append(
             f"| {name} | {fmt_rate(f['goodput_bps'])} | {f['timeouts']} | "
-            f"{f['fast_retransmits']} | {mean:.0f} |"
+            f"{f['fast_retransmits']} | {mean:.0f} | {queue:.1f} |"
         )
     axes[-1].set_xlabel("time (s)")
     fig.suptitle("cwnd (segments) of each congestion control, 20 Mbps / 50 ms, 0.1 % loss")

@@ -78,6 +78,22 @@ class Result:
                 f"{done:>10} {f['data_segments_sent']:>8} {f['retransmissions']:>6} "
                 f"{f['fast_retransmits']:>5} {f['timeouts']:>5} {drops:>6} {fmt_time(f['srtt']):>9}"
             )
+        models = [f for f in self.flows if f.get("cc_model")]
+        if models:
+            lines.append("")
+            head = (
+                f"{'flow':<10} {'cc':<9} {'state':<10} {'bandwidth':>11} {'min RTT':>9} "
+                f"{'pacing':>11}"
+            )
+            lines += ["congestion control's path model at the end", head, "-" * len(head)]
+            for f in models:
+                m = f["cc_model"]
+                rtt = fmt_time(m["min_rtt"]) if m["min_rtt"] is not None else "-"
+                pacing = fmt_rate(f["pacing_rate_bps"]) if f["pacing_rate_bps"] else "-"
+                lines.append(
+                    f"{f['name']:<10} {f['cc']:<9} {m['state']:<10} "
+                    f"{fmt_rate(m['bandwidth_bps']):>11} {rtt:>9} {pacing:>11}"
+                )
         lines.append("")
         head = (
             f"{'link':<10} {'rate':>10} {'util':>6} {'pkts in':>9} {'q drops':>8} "
