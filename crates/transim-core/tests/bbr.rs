@@ -267,3 +267,19 @@ fn recovery_conserves_packets_then_restores_cwnd() {
         tr.cwnd[end]
     );
 }
+
+/// BBR's one random choice (the ProbeBW start phase) comes from the scenario seed: the same
+/// scenario gives the same bytes out, run after run.
+#[test]
+fn same_seed_same_results() {
+    let lossy = json!({"loss": {"model": "bernoulli", "p": "0.5%"}});
+    let a = run(path("bbr", 10e6, 20.0, 100, 5.0, lossy.clone()));
+    let b = run(path("bbr", 10e6, 20.0, 100, 5.0, lossy));
+    let ja = serde_json::to_string(&a.result).unwrap();
+    let jb = serde_json::to_string(&b.result).unwrap();
+    assert_eq!(ja, jb);
+    assert_eq!(
+        a.flow_traces[0].as_ref().unwrap().pacing_rate,
+        b.flow_traces[0].as_ref().unwrap().pacing_rate
+    );
+}
