@@ -268,6 +268,11 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
         let completion = r.fin_at.map(|t| t - f.start.min(t));
         let active = completion.unwrap_or(end.saturating_sub(f.start));
         let cfg = &s.cfg;
+        let cc_model = s.cc.model().map(|m| CcModel {
+            bandwidth_bps: m.bandwidth * 8.0,
+            min_rtt: (m.min_rtt != Time::MAX).then(|| secs(m.min_rtt)),
+            state: m.state.to_string(),
+        });
         flows.push(FlowResult {
             name: f.name.clone(),
             src: sim.node_names[f.src as usize].clone(),
@@ -340,16 +345,9 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
                     0.0
                 },
             },
-            cc_model: None,
-            pacing_rate_bps: None,
+            cc_model,
+            pacing_rate_bps: s.pacing_rate().map(|r| r * 8.0),
         });
-        let last = flows.last_mut().expect("just pushed");
-        last.cc_model = f.sender.cc.model().map(|m| CcModel {
-            bandwidth_bps: m.bandwidth * 8.0,
-            min_rtt: (m.min_rtt != Time::MAX).then(|| secs(m.min_rtt)),
-            state: m.state.to_string(),
-        });
-        last.pacing_rate_bps = f.sender.pacing_rate().map(|r| r * 8.0);
         traces.push(f.sender.trace.take().map(|b| *b));
     }
     let dur = secs(end).max(1e-12);

@@ -382,21 +382,15 @@ impl CongestionControl for Cc {
     }
     #[inline]
     fn owns_window(&self) -> bool {
-        matches!(self, Cc::Bbr(_))
+        dispatch!(self, c => c.owns_window())
     }
     #[inline]
     fn pacing_rate(&self) -> Option<f64> {
-        match self {
-            Cc::Bbr(b) => b.pacing_rate(),
-            _ => None,
-        }
+        dispatch!(self, c => c.pacing_rate())
     }
     #[inline]
     fn app_limited(&self) -> bool {
-        match self {
-            Cc::Bbr(b) => b.app_limited(),
-            _ => false,
-        }
+        dispatch!(self, c => c.app_limited())
     }
     fn model(&self) -> Option<PathModel> {
         dispatch!(self, c => c.model())

@@ -112,7 +112,6 @@ pub struct Bbr {
     after_timeout: bool,
     loss_seen: bool,
     initial_cwnd: u64,
-    started: bool,
     rng: Rng,
 }
 
@@ -143,19 +142,12 @@ impl Default for Bbr {
             after_timeout: false,
             loss_seen: false,
             initial_cwnd: 0,
-            started: false,
             rng: Rng::stream(0, "bbr"),
         }
     }
 }
 
 impl Bbr {
-    /// Pacing rate in payload bytes per second, once known.
-    #[inline]
-    pub fn pacing_rate(&self) -> Option<f64> {
-        (self.pacing_rate > 0.0).then_some(self.pacing_rate)
-    }
-
     /// Initialise from the connection (Linux `bbr_init`): Startup, RTprop from the smallest
     /// RTT seen, pacing at 2.885 · cwnd / SRTT (1 ms when no RTT is known).
     fn init(&mut self, w: &Window, h: &HandOver) {
@@ -163,7 +155,6 @@ impl Bbr {
             min_rtt: h.min_rtt,
             min_rtt_stamp: h.now,
             initial_cwnd: w.cwnd,
-            started: true,
             rng: Rng::stream(h.seed, "bbr"),
             ..Bbr::default()
         };
@@ -369,16 +360,6 @@ impl Bbr {
 
 impl CongestionControl for Bbr {
     fn observe(&mut self, w: &mut Window, a: &AckInfo) {
-        if !self.started {
-            let h = HandOver {
-                now: a.now,
-                srtt: a.srtt,
-                min_rtt: a.min_rtt,
-                flight: a.flight,
-                seed: 0,
-            };
-            self.init(w, &h);
-        }
         let app_limited = self.update_bw(a);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(a, w.mss) {
             self.advance_cycle_phase(a.now);
@@ -406,7 +387,7 @@ impl CongestionControl for Bbr {
     }
 
     fn pacing_rate(&self) -> Option<f64> {
-        Bbr::pacing_rate(self)
+        (self.pacing_rate > 0.0).then_some(self.pacing_rate)
     }
 
     fn app_limited(&self) -> bool {
