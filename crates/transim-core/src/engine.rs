@@ -1,30 +1,46 @@
-//! The simulation: nodes with static routes, link directions, TCP flows, and the event loop
+//! The simulation: nodes with static routes, link directions, flows, and the event loop
 //! that moves packets between them. Built from a scenario by [`crate::scenario::build`].
+//!
+//! The engine knows no protocol: each flow's endpoints are a [`Transport`], and the engine
+//! keeps only the books every protocol shares (packets injected, delivered, dropped by cause).
 
 use crate::net::{DropCause, Link, Packet};
-use crate::sim::events::{Event, EventQueue, TimerKind};
+use crate::sim::events::{Event, EventQueue};
 use crate::sim::Time;
-use crate::tcp::receiver::TcpReceiver;
-use crate::tcp::sender::TcpSender;
-use crate::tcp::Ctx;
 use crate::trace::{packet_event, PacketTrace};
+use crate::transport::{Ctx, DropSite, NetView, Transport};
+
+/// The context an endpoint runs in, borrowing the simulation's parts field by field (so the
+/// flows stay free to borrow mutably beside it).
+macro_rules! endpoint_ctx {
+    ($sim:ident) => {
+        Ctx {
+            now: $sim.now,
+            events: &mut $sim.events,
+            out: &mut $sim.out,
+            next_uid: &mut $sim.next_uid,
+            net: NetView {
+                links: &$sim.links,
+                routes: &$sim.routes,
+            },
+        }
+    };
+}
 
 /// No route.
 pub const NO_ROUTE: u32 = u32::MAX;
 
-/// A connection between two nodes with its bookkeeping.
+/// A flow between two nodes: its transport and the engine's books.
 pub struct Flow {
     /// Display name.
     pub name: String,
     /// Start time.
     pub start: Time,
-    /// Sending endpoint.
-    pub sender: TcpSender,
-    /// Receiving endpoint.
-    pub receiver: TcpReceiver,
-    /// Node of the sender.
+    /// Both endpoints.
+    pub transport: Box<dyn Transport>,
+    /// Node of the initiating end.
     pub src: u32,
-    /// Node of the receiver.
+    /// Node of the responding end.
     pub dst: u32,
     /// Packets created by either endpoint.
     pub injected: u64,
@@ -34,16 +50,29 @@ pub struct Flow {
     pub drops: [u64; 4],
     /// Drops of data-direction packets by cause.
     pub data_drops: [u64; 4],
-    /// Dropped transmissions per data segment not yet repaired (ground truth for N_R).
-    pub unrepaired: std::collections::BTreeMap<u32, u64>,
-    /// Dropped data packets repaired by a retransmission sent in fast recovery (N_R).
-    pub recovered_fast: u64,
-    /// Dropped data packets repaired by a retransmission sent after a timeout.
-    pub recovered_timeout: u64,
-    /// ACKs dropped at the receiver's own uplink buffer (its first-hop queue).
-    pub ack_drops_uplink: u64,
-    /// Scheduled congestion-control switches (time, algorithm).
-    pub switches: Vec<(Time, crate::tcp::cc::CcKind)>,
+}
+
+impl Flow {
+    /// A flow with empty books.
+    pub fn new(
+        name: String,
+        start: Time,
+        src: u32,
+        dst: u32,
+        transport: Box<dyn Transport>,
+    ) -> Self {
+        Flow {
+            name,
+            start,
+            transport,
+            src,
+            dst,
+            injected: 0,
+            delivered: 0,
+            drops: [0; 4],
+            data_drops: [0; 4],
+        }
+    }
 }
 
 /// Packet totals checked at the end of a run.
@@ -114,17 +143,9 @@ impl Simulation {
     /// Run to the end time (or until nothing is left to do). Returns the packet totals, or
     /// an error if conservation does not hold.
     pub fn run(&mut self) -> Result<Conservation, String> {
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, f) in self.flows.iter_mut().enumerate() {
             self.events.push(f.start, Event::FlowStart(i as u32));
-            for (k, &(at, _)) in f.switches.iter().enumerate() {
-                self.events.push(
-                    at,
-                    Event::Switch {
-                        flow: i as u32,
-                        index: k as u32,
-                    },
-                );
-            }
+            f.transport.schedule(i as u32, &mut self.events);
         }
         while let Some(t) = self.events.peek_time() {
             if t > self.end {
@@ -159,40 +180,16 @@ impl Simulation {
                 }
             }
             Event::LinkTxDone(l) => self.links[l as usize].tx_done(self.now, &mut self.events),
-            Event::Switch { flow, index } => {
-                let f = &mut self.flows[flow as usize];
-                let kind = f.switches[index as usize].1;
-                f.sender.switch_cc(kind, self.now);
-            }
             Event::FlowStart(f) => {
-                let flow = &mut self.flows[f as usize];
-                let mut ctx = Ctx {
-                    now: self.now,
-                    events: &mut self.events,
-                    out: &mut self.out,
-                    next_uid: &mut self.next_uid,
-                    uplink: None,
-                };
-                flow.sender.start(&mut ctx);
+                let mut ctx = endpoint_ctx!(self);
+                self.flows[f as usize].transport.start(&mut ctx);
                 self.flush();
             }
             Event::Timer { flow, timer } => {
-                let f = &mut self.flows[flow as usize];
-                let uplink = receiver_uplink(f, &self.routes, &self.links);
-                let mut ctx = Ctx {
-                    now: self.now,
-                    events: &mut self.events,
-                    out: &mut self.out,
-                    next_uid: &mut self.next_uid,
-                    uplink,
-                };
-                match timer {
-                    TimerKind::Rto => f.sender.on_timer(&mut ctx),
-                    TimerKind::FulSafety => f.sender.on_ful_safety(&mut ctx),
-                    TimerKind::Pace => f.sender.on_pace_timer(&mut ctx),
-                    TimerKind::DelAck => f.receiver.on_timer(&mut ctx),
-                    TimerKind::Ful => f.receiver.on_ful_timer(&mut ctx),
-                }
+                let mut ctx = endpoint_ctx!(self);
+                self.flows[flow as usize]
+                    .transport
+                    .on_timer(timer, &mut ctx);
                 self.flush();
             }
         }
@@ -207,32 +204,8 @@ impl Simulation {
             if let Some(tr) = self.packet_trace.as_mut() {
                 record(tr, self.now, packet_event::DELIVER, &p, -1, -1);
             }
-            let uplink = if p.from_sender {
-                receiver_uplink(f, &self.routes, &self.links)
-            } else {
-                None
-            };
-            let mut ctx = Ctx {
-                now: self.now,
-                events: &mut self.events,
-                out: &mut self.out,
-                next_uid: &mut self.next_uid,
-                uplink,
-            };
-            if p.from_sender {
-                let fresh = f.receiver.on_packet(&p, &mut ctx);
-                if fresh && !f.unrepaired.is_empty() {
-                    if let Some(n) = f.unrepaired.remove(&p.seg_index) {
-                        if p.after_rto {
-                            f.recovered_timeout += n;
-                        } else {
-                            f.recovered_fast += n;
-                        }
-                    }
-                }
-            } else {
-                f.sender.on_packet(&p, &mut ctx);
-            }
+            let mut ctx = endpoint_ctx!(self);
+            f.transport.on_packet(&p, &mut ctx);
             self.flush();
         } else {
             self.forward(node, p);
@@ -255,15 +228,14 @@ impl Simulation {
     fn count_drop(&mut self, p: &Packet, cause: DropCause, link: u32) {
         let f = &mut self.flows[p.flow as usize];
         f.drops[cause.index()] += 1;
-        if !p.from_sender && cause == DropCause::Queue && self.links[link as usize].from == f.dst {
-            f.ack_drops_uplink += 1;
-        }
         if p.from_sender {
             f.data_drops[cause.index()] += 1;
-            if p.seg_index != 0 {
-                *f.unrepaired.entry(p.seg_index).or_insert(0) += 1;
-            }
         }
+        let site = DropSite {
+            link,
+            from: self.links[link as usize].from,
+        };
+        f.transport.on_drop(p, cause, site);
         if let Some(tr) = self.packet_trace.as_mut() {
             record(
                 tr,
@@ -320,23 +292,17 @@ impl Simulation {
     }
 }
 
-/// The first-hop link of a flow's receiver, given to receivers that use the FUL bit.
-#[inline]
-fn receiver_uplink<'a>(f: &Flow, routes: &[Vec<u32>], links: &'a [Link]) -> Option<&'a Link> {
-    f.receiver.cfg.ful?;
-    Some(&links[routes[f.dst as usize][f.src as usize] as usize])
-}
-
 #[inline]
 fn record(tr: &mut PacketTrace, now: Time, kind: u8, p: &Packet, link: i32, cause: i8) {
     tr.t.push(now as f64 * 1e-9);
     tr.kind.push(kind);
     tr.flow.push(p.flow);
     tr.from_sender.push(p.from_sender as u8);
-    tr.seq.push(p.seq);
-    tr.ack.push(p.ack);
-    tr.len.push(p.len);
-    tr.tx.push(p.tx_count);
+    let h = p.hdr.trace_fields();
+    tr.seq.push(h.seq);
+    tr.ack.push(h.ack);
+    tr.len.push(h.len);
+    tr.tx.push(h.tx);
     tr.link.push(link);
     tr.cause.push(cause);
 }

@@ -18,6 +18,7 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod trace;
+pub mod transport;
 
 pub use scenario::ScenarioError;
 

@@ -7,7 +7,8 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use transim_core::results::FlowResult;
-use transim_core::trace::{packet_event, FlowTrace};
+use transim_core::tcp::trace::FlowTrace;
+use transim_core::trace::packet_event;
 
 const MSS: f64 = 1460.0;
 /// Wire bytes of a full data segment (no TCP options) and of a pure ACK.
@@ -31,7 +32,7 @@ fn path(cc: &str, rate_bps: f64, one_way_ms: f64, queue: u64, secs: f64, forward
 
 fn run_one(v: Value) -> (FlowResult, FlowTrace, transim_core::results::RunOutput) {
     let mut out = run(v);
-    let tr = out.flow_traces[0].take().expect("flow trace");
+    let tr = out.flow_traces[0].take().expect("flow trace").tcp().clone();
     (out.result.flows[0].clone(), tr, out)
 }
 
@@ -88,11 +89,11 @@ fn model_converges_to_the_true_bandwidth_and_propagation_delay() {
         (1e9, 5.0, 2000),
     ] {
         let (f, _, _) = run_one(path("bbr", rate, one_way, queue, 8.0, json!({})));
-        let m = f.cc_model.as_ref().expect("BBR reports its model");
+        let m = f.tcp().cc_model.as_ref().expect("BBR reports its model");
         let payload_rate = rate * MSS / WIRE;
         let bw_err = m.bandwidth_bps / payload_rate - 1.0;
         let rtt = m.min_rtt.unwrap();
-        let rtt_err = rtt / f.estimators.true_rtt - 1.0;
+        let rtt_err = rtt / f.tcp().estimators.true_rtt - 1.0;
         assert!(
             bw_err.abs() < 0.02,
             "{rate} bps: BtlBw {:.0} vs {payload_rate:.0} ({:+.2} %)",
@@ -102,7 +103,7 @@ fn model_converges_to_the_true_bandwidth_and_propagation_delay() {
         assert!(
             (0.0..0.03).contains(&rtt_err),
             "{rate} bps: RTprop {rtt} vs {} ({:+.2} %)",
-            f.estimators.true_rtt,
+            f.tcp().estimators.true_rtt,
             100.0 * rtt_err
         );
         assert_eq!(m.state, "probe_bw");
@@ -118,8 +119,8 @@ fn model_converges_to_the_true_bandwidth_and_propagation_delay() {
 #[test]
 fn modes_follow_their_pacing_gains() {
     let (f, tr, _) = run_one(path("bbr", 10e6, 20.0, 200, 6.0, json!({})));
-    let bw = f.cc_model.as_ref().unwrap().bandwidth_bps / 8.0;
-    let rtprop = f.cc_model.as_ref().unwrap().min_rtt.unwrap();
+    let bw = f.tcp().cc_model.as_ref().unwrap().bandwidth_bps / 8.0;
+    let rtprop = f.tcp().cc_model.as_ref().unwrap().min_rtt.unwrap();
     let peak = tr.pacing_rate.iter().fold(0.0f64, |m, &r| m.max(r)) / bw;
     assert!((peak / HIGH_GAIN - 1.0).abs() < 0.01, "Startup gain {peak}");
     assert!(
@@ -156,7 +157,7 @@ fn modes_follow_their_pacing_gains() {
 fn probe_bw_keeps_one_bdp_in_flight() {
     let (rate, one_way) = (10e6, 20.0);
     let (f, tr, out) = run_one(path("bbr", rate, one_way, 200, 10.0, json!({})));
-    let rtprop = f.cc_model.as_ref().unwrap().min_rtt.unwrap();
+    let rtprop = f.tcp().cc_model.as_ref().unwrap().min_rtt.unwrap();
     let bdp = rate * MSS / WIRE / 8.0 * rtprop;
     let target = bdp + 6.0 * MSS;
     let flight = mean_between(&tr, &tr.flight, 2.0, 9.9);
@@ -201,7 +202,7 @@ fn probe_rtt_every_ten_seconds_for_200_ms() {
         s2 - e1 > 10.0 && s2 - e1 < 10.0 + 2.0 * rtt,
         "second ProbeRTT {s2} after {e1}"
     );
-    let m = f.cc_model.unwrap();
+    let m = f.tcp().cc_model.clone().unwrap();
     assert!(
         (m.min_rtt.unwrap() / rtt - 1.0).abs() < 1e-3,
         "{:?} vs {rtt}",
@@ -220,10 +221,10 @@ fn random_loss_does_not_shrink_the_model() {
     let util = out.result.links[0].utilisation;
     assert!(util > 0.9, "BBR utilisation {util} at 1 % loss");
     assert!(
-        bbr.goodput_bps > 2.0 * cubic.goodput_bps,
+        bbr.tcp().goodput_bps > 2.0 * cubic.tcp().goodput_bps,
         "BBR {} vs CUBIC {}",
-        bbr.goodput_bps,
-        cubic.goodput_bps
+        bbr.tcp().goodput_bps,
+        cubic.tcp().goodput_bps
     );
 }
 
@@ -234,9 +235,9 @@ fn random_loss_does_not_shrink_the_model() {
 fn recovery_conserves_packets_then_restores_cwnd() {
     let drop = json!({"drops": {"segments": [{"segment": 2000}]}});
     let (f, tr, out) = run_one(path("bbr", 10e6, 20.0, 200, 4.0, drop));
-    assert_eq!(f.fast_retransmits, 1);
-    assert_eq!(f.timeouts, 0);
-    assert_eq!(f.final_ssthresh, None);
+    assert_eq!(f.tcp().fast_retransmits, 1);
+    assert_eq!(f.tcp().timeouts, 0);
+    assert_eq!(f.tcp().final_ssthresh, None);
     let pt = out.packet_trace.as_ref().unwrap();
     let rtx = rows(pt, |i| {
         pt.kind[i] == packet_event::SEND && pt.from_sender[i] == 1 && pt.tx[i] == 2
@@ -279,7 +280,7 @@ fn same_seed_same_results() {
     let jb = serde_json::to_string(&b.result).unwrap();
     assert_eq!(ja, jb);
     assert_eq!(
-        a.flow_traces[0].as_ref().unwrap().pacing_rate,
-        b.flow_traces[0].as_ref().unwrap().pacing_rate
+        a.flow_traces[0].as_ref().unwrap().tcp().pacing_rate,
+        b.flow_traces[0].as_ref().unwrap().tcp().pacing_rate
     );
 }

@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 use serde_json::{json, Value};
-use transim_core::trace::FlowTrace;
+use transim_core::tcp::trace::FlowTrace;
 
 /// One flow A → B over `rate` / `one_way` with a `queue`-packet buffer, MSS 1460, an ACK per
 /// segment, one forced drop of `segment`.
@@ -36,7 +36,14 @@ fn path(
 }
 
 fn trace(v: Value) -> FlowTrace {
-    run(v).flow_traces.into_iter().next().unwrap().unwrap()
+    run(v)
+        .flow_traces
+        .into_iter()
+        .next()
+        .unwrap()
+        .unwrap()
+        .tcp()
+        .clone()
 }
 
 /// Index of the first row where ssthresh changes (the loss).
@@ -179,7 +186,7 @@ fn vegas_keeps_alpha_to_beta_packets_queued() {
     );
     let out = run(v);
     assert_eq!(out.result.flows[0].data_drops["queue"], 0);
-    let tr = out.flow_traces[0].as_ref().unwrap();
+    let tr = out.flow_traces[0].as_ref().unwrap().tcp();
     let from = tr.t.partition_point(|&t| t < 20.0);
     let queued: Vec<f64> = tr.cwnd[from..].iter().map(|c| c / 1460.0 - 34.36).collect();
     let mean = queued.iter().sum::<f64>() / queued.len() as f64;

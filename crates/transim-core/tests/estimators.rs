@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 use serde_json::{json, Value};
-use transim_core::results::Estimates;
+use transim_core::tcp::results::Estimates;
 
 fn dumbbell(rate: &str, cross: bool, loss: Option<f64>, secs: u64) -> Value {
     let mut flows = vec![json!({"app": {"kind": "bulk"}})];
@@ -21,7 +21,7 @@ fn dumbbell(rate: &str, cross: bool, loss: Option<f64>, secs: u64) -> Value {
 }
 
 fn estimates(v: Value) -> Estimates {
-    run(v).result.flows[0].estimators.clone()
+    run(v).result.flows[0].tcp().estimators.clone()
 }
 
 /// TCP-Probe's capacity within ±10 % from 1 Mbps to 1 Gbps, alone and with a competing

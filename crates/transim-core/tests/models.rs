@@ -96,7 +96,7 @@ fn reno_throughput_follows_the_mathis_trend() {
     let mut logs = vec![];
     for (i, &p) in ps.iter().enumerate() {
         let out = run(mathis_path(p, 50, 10 + i as u64));
-        let f = &out.result.flows[0];
+        let f = out.result.flows[0].tcp();
         let rtt = 0.1;
         let model = 1460.0 * 8.0 / rtt * (1.5f64).sqrt() / p.sqrt();
         let ratio = f.goodput_bps / model;
@@ -116,8 +116,12 @@ fn reno_throughput_follows_the_mathis_trend() {
         / logs.iter().map(|l| (l.0 - mx).powi(2)).sum::<f64>();
     assert!((-0.65..-0.4).contains(&slope), "exponent of p: {slope}");
     // 1/RTT: quadrupling the RTT at 1 % loss divides throughput by about four.
-    let short = run(mathis_path(0.01, 25, 3)).result.flows[0].goodput_bps;
-    let long = run(mathis_path(0.01, 100, 3)).result.flows[0].goodput_bps;
+    let short = run(mathis_path(0.01, 25, 3)).result.flows[0]
+        .tcp()
+        .goodput_bps;
+    let long = run(mathis_path(0.01, 100, 3)).result.flows[0]
+        .tcp()
+        .goodput_bps;
     let r = short / long;
     assert!(
         (3.0..5.3).contains(&r),
@@ -150,8 +154,8 @@ fn same_seed_same_bytes_different_seed_different_losses() {
         b.packet_trace.as_ref().unwrap().t
     );
     assert_eq!(
-        a.flow_traces[0].as_ref().unwrap().cwnd,
-        b.flow_traces[0].as_ref().unwrap().cwnd
+        a.flow_traces[0].as_ref().unwrap().tcp().cwnd,
+        b.flow_traces[0].as_ref().unwrap().tcp().cwnd
     );
     assert_ne!(ja, serde_json::to_string(&c.result).unwrap());
 }
@@ -206,7 +210,7 @@ fn every_packet_is_accounted_for() {
         assert!(inside < 1000, "{}: {inside}", l.name);
     }
     // The finite flow completed and delivered exactly its bytes.
-    let fin = &out.result.flows[2];
+    let fin = out.result.flows[2].tcp();
     assert_eq!(fin.bytes_delivered, 300_000);
     assert!(fin.completion_time.is_some());
 }

@@ -40,7 +40,7 @@ fn data_sends(out: &RunOutput) -> Vec<f64> {
 
 /// The first segment leaves at establishment and the next two `gap` apart (±2 ns).
 fn assert_first_flight(out: &RunOutput, gap: f64) {
-    let established = out.flow_traces[0].as_ref().unwrap().t[0];
+    let established = out.flow_traces[0].as_ref().unwrap().tcp().t[0];
     let sends = data_sends(out);
     assert!(
         (sends[0] - established).abs() < 1e-12,
@@ -60,7 +60,7 @@ fn assert_first_flight(out: &RunOutput, gap: f64) {
 #[test]
 fn bbr_first_flight_is_paced_at_high_gain_times_iw_over_srtt() {
     let out = one_link(json!({"cc": "bbr"}), 0.3);
-    let srtt = out.flow_traces[0].as_ref().unwrap().srtt[0];
+    let srtt = out.flow_traces[0].as_ref().unwrap().tcp().srtt[0];
     assert_first_flight(&out, MSS / (HIGH_GAIN * 4380.0 / srtt));
 }
 
@@ -68,7 +68,7 @@ fn bbr_first_flight_is_paced_at_high_gain_times_iw_over_srtt() {
 #[test]
 fn default_pacing_in_slow_start_is_twice_cwnd_over_srtt() {
     let out = one_link(json!({"cc": "reno", "pacing": true}), 0.3);
-    let srtt = out.flow_traces[0].as_ref().unwrap().srtt[0];
+    let srtt = out.flow_traces[0].as_ref().unwrap().tcp().srtt[0];
     assert_first_flight(&out, MSS / (2.0 * 4380.0 / srtt));
 }
 
@@ -86,7 +86,7 @@ fn without_pacing_the_initial_window_leaves_at_once() {
 fn paced_segments_never_leave_closer_than_the_pacing_gap() {
     let tcp = json!({"cc": "reno", "pacing": true, "initial_ssthresh": "30KB"});
     let out = one_link(tcp, 5.0);
-    let tr = out.flow_traces[0].as_ref().unwrap();
+    let tr = out.flow_traces[0].as_ref().unwrap().tcp();
     let cwnd_max = tr.cwnd.iter().fold(0.0f64, |m, &c| m.max(c));
     let srtt_min = tr.srtt.iter().fold(f64::INFINITY, |m, &s| m.min(s));
     let sends = data_sends(&out);

@@ -22,7 +22,12 @@ fn five_flows(qdisc: &str, spread: u64) -> Value {
 
 fn shares(v: Value) -> Vec<f64> {
     let out = run(v);
-    let g: Vec<f64> = out.result.flows.iter().map(|f| f.goodput_bps).collect();
+    let g: Vec<f64> = out
+        .result
+        .flows
+        .iter()
+        .map(|f| f.tcp().goodput_bps)
+        .collect();
     let total: f64 = g.iter().sum();
     g.iter().map(|x| x / total).collect()
 }
@@ -80,12 +85,13 @@ fn ful_stops_ack_drops_at_the_uplink_buffer() {
     let standard = asymmetric(false, "droptail");
     let ful = asymmetric(true, "droptail");
     assert!(
-        standard.ack_drops_uplink > 100,
+        standard.tcp().ack_drops_uplink > 100,
         "the scenario must overflow the uplink: {}",
-        standard.ack_drops_uplink
+        standard.tcp().ack_drops_uplink
     );
     assert_eq!(
-        ful.ack_drops_uplink, 0,
+        ful.tcp().ack_drops_uplink,
+        0,
         "with FUL no ACK is dropped at the uplink buffer"
     );
     // No packet of the flow is lost anywhere but data at the downlink queue.
@@ -93,15 +99,15 @@ fn ful_stops_ack_drops_at_the_uplink_buffer() {
     let data: u64 = ful.data_drops.values().sum();
     assert_eq!(all, data, "no ACK (and so no FUL notification) was dropped");
     // Each notification froze the sender, except possibly the last, still queued at the end.
-    assert!(ful.ful_notifications > 0);
+    assert!(ful.tcp().ful_notifications > 0);
     assert!(
-        ful.ful_notifications - ful.ful_freezes <= 1,
+        ful.tcp().ful_notifications - ful.tcp().ful_freezes <= 1,
         "{} vs {}",
-        ful.ful_notifications,
-        ful.ful_freezes
+        ful.tcp().ful_notifications,
+        ful.tcp().ful_freezes
     );
-    assert_eq!(ful.ful_safety_resumes, 0, "every FUL = 0 arrived");
-    assert!(ful.bytes_delivered > 0);
+    assert_eq!(ful.tcp().ful_safety_resumes, 0, "every FUL = 0 arrived");
+    assert!(ful.tcp().bytes_delivered > 0);
 }
 
 #[test]
@@ -110,9 +116,9 @@ fn ack_filtering_replaces_instead_of_dropping() {
     let af = asymmetric(false, "ack_filter");
     assert!(af.drops["filtered"] > 100, "{:?}", af.drops);
     assert!(
-        af.ack_drops_uplink < dt.ack_drops_uplink / 10,
+        af.tcp().ack_drops_uplink < dt.tcp().ack_drops_uplink / 10,
         "{} vs {}",
-        af.ack_drops_uplink,
-        dt.ack_drops_uplink
+        af.tcp().ack_drops_uplink,
+        dt.tcp().ack_drops_uplink
     );
 }

@@ -21,17 +21,38 @@ fn sack1_times_out_once_and_sackplus_never() {
     let s1 = forced_drop("sack1");
     let sp = forced_drop("sackplus");
     let (a, b) = (&s1.result.flows[0], &sp.result.flows[0]);
-    assert_eq!((a.timeouts, a.lost_retransmissions_detected), (1, 0));
-    assert_eq!((b.timeouts, b.lost_retransmissions_detected), (0, 1));
+    assert_eq!(
+        (a.tcp().timeouts, a.tcp().lost_retransmissions_detected),
+        (1, 0)
+    );
+    assert_eq!(
+        (b.tcp().timeouts, b.tcp().lost_retransmissions_detected),
+        (0, 1)
+    );
     // Both lose the same two packets; SackPlus repairs both in recovery, Sack1 by the timeout.
     assert_eq!((a.data_packets_dropped, b.data_packets_dropped), (2, 2));
-    assert_eq!((a.drops_recovered_fast, a.drops_recovered_timeout), (0, 2));
-    assert_eq!((b.drops_recovered_fast, b.drops_recovered_timeout), (2, 0));
-    let (ta, tb) = (a.completion_time.unwrap(), b.completion_time.unwrap());
+    assert_eq!(
+        (
+            a.tcp().drops_recovered_fast,
+            a.tcp().drops_recovered_timeout
+        ),
+        (0, 2)
+    );
+    assert_eq!(
+        (
+            b.tcp().drops_recovered_fast,
+            b.tcp().drops_recovered_timeout
+        ),
+        (2, 0)
+    );
+    let (ta, tb) = (
+        a.tcp().completion_time.unwrap(),
+        b.tcp().completion_time.unwrap(),
+    );
     assert!(ta - tb > 0.5, "SackPlus {tb} s vs Sack1 {ta} s");
     // No second window reduction: SackPlus's ssthresh after recovery equals the one set at
     // the fast retransmit (the trace's smallest finite ssthresh).
-    let tr = sp.flow_traces[0].as_ref().unwrap();
+    let tr = sp.flow_traces[0].as_ref().unwrap().tcp();
     let cut: Vec<f64> = tr.ssthresh.iter().copied().filter(|&x| x < 1e12).collect();
     assert!(cut.windows(2).all(|w| w[0] == w[1]), "one reduction only");
     // The re-retransmission leaves when a SACK reveals the loss, before Sack1's timeout.
@@ -54,7 +75,7 @@ fn sack1_times_out_once_and_sackplus_never() {
 #[test]
 fn sack1_pipe_stays_within_cwnd() {
     let out = forced_drop("sack1");
-    let tr = out.flow_traces[0].as_ref().unwrap();
+    let tr = out.flow_traces[0].as_ref().unwrap().tcp();
     for i in 0..tr.t.len() {
         let cwnd_segs = (tr.cwnd[i] / 1000.0).floor();
         assert!(

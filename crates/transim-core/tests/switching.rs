@@ -26,10 +26,10 @@ fn switching_in_congestion_avoidance_keeps_cwnd_continuous() {
             json!({"kind": "bulk"}),
             12,
         ));
-        let f = &out.result.flows[0];
+        let f = out.result.flows[0].tcp();
         assert_eq!(f.cc, to);
         assert_eq!(f.switches, vec![(6.0, to.to_string())]);
-        let tr = out.flow_traces[0].as_ref().unwrap();
+        let tr = out.flow_traces[0].as_ref().unwrap().tcp();
         let k =
             tr.t.iter()
                 .position(|&t| t == 6.0)
@@ -73,12 +73,12 @@ fn switching_back_and_forth_loses_nothing() {
         json!({"kind": "finite", "bytes": "5MB"}),
         60,
     ));
-    let f = &out.result.flows[0];
+    let f = out.result.flows[0].tcp();
     assert_eq!(f.switches.len(), names.len());
     assert_eq!(f.bytes_delivered, 5_000_000);
     assert!(f.completion_time.is_some());
     assert!(
-        f.data_drops["loss_model"] > 0,
+        out.result.flows[0].data_drops["loss_model"] > 0,
         "the transfer saw losses while switching"
     );
     let c = out.result.conservation;
@@ -94,12 +94,12 @@ fn pacing_runs_exactly_while_bbr_is_in_charge() {
         json!({"kind": "bulk"}),
         7,
     ));
-    let tr = out.flow_traces[0].as_ref().unwrap();
+    let tr = out.flow_traces[0].as_ref().unwrap().tcp();
     for (i, (&t, &rate)) in tr.t.iter().zip(&tr.pacing_rate).enumerate() {
         let bbr = (2.0..5.0).contains(&t);
         assert_eq!(rate > 0.0, bbr, "row {i} at {t} s: pacing rate {rate}");
     }
-    let f = &out.result.flows[0];
+    let f = out.result.flows[0].tcp();
     assert_eq!(f.pacing_rate_bps, None);
     assert!(f.cc_model.is_none(), "CUBIC keeps no path model");
 }

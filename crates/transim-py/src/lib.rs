@@ -7,7 +7,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use transim_core::trace::FlowTrace;
+use transim_core::transport::Series;
 
 create_exception!(
     _core,
@@ -34,10 +34,10 @@ fn validate(scenario_json: &str) -> PyResult<String> {
     serde_json::to_string(&sc).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-fn flow_trace_dict<'py>(py: Python<'py>, tr: FlowTrace) -> PyResult<Bound<'py, PyDict>> {
+fn flow_trace_dict<'py>(py: Python<'py>, tr: Box<dyn Series>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    for (name, col) in FlowTrace::COLUMNS.iter().zip(tr.into_columns()) {
-        d.set_item(*name, col.into_pyarray(py))?;
+    for (name, col) in tr.into_columns() {
+        d.set_item(name, col.into_pyarray(py))?;
     }
     Ok(d)
 }

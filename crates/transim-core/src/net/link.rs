@@ -15,14 +15,21 @@
 //! notification must get through (a one-packet reserve, study 5).
 
 use super::loss::{DropCause, LossModel, ScriptedDrops};
-use super::packet::flags;
 use super::qdisc::{Sched, Scheduler};
 use super::Packet;
-use crate::scenario::units::QueueLimit;
 use crate::sim::events::{Event, EventQueue};
 use crate::sim::rng::Rng;
 use crate::sim::{tx_time, Time};
 use std::collections::VecDeque;
+
+/// A queue limit: a whole number of packets or of bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// At most this many packets waiting (the one being transmitted not counted).
+    Packets(u64),
+    /// At most this many bytes waiting.
+    Bytes(u64),
+}
 
 /// Counters kept by a link direction.
 #[derive(Clone, Debug, Default)]
@@ -259,7 +266,7 @@ impl Link {
         }
         let size = p.wire + self.overhead;
         let busy = self.busy_until > now;
-        if busy && !p.has(flags::FUL) {
+        if busy && !p.is_ful() {
             let full = match self.limit {
                 QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
                 QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 > b,
@@ -311,7 +318,7 @@ impl Link {
             self.start_transmission(now, p, events);
             return;
         }
-        let limit = if p.has(flags::FUL) {
+        let limit = if p.is_ful() {
             QueueLimit::Packets(u64::MAX)
         } else {
             self.limit

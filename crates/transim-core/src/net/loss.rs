@@ -164,7 +164,7 @@ impl LossModel {
 pub struct ScriptedDrops {
     /// 1-based packet numbers on this link direction (counting every packet offered to it).
     pub packets: Vec<u64>,
-    /// (flow, segment index, transmission number), all as in [`Packet`].
+    /// (flow, segment index, transmission number), as [`crate::net::Header::data_unit`] numbers them.
     pub segments: Vec<(u32, u32, u16)>,
 }
 
@@ -173,11 +173,12 @@ impl ScriptedDrops {
     #[inline]
     pub fn matches(&self, n: u64, p: &Packet) -> bool {
         self.packets.contains(&n)
-            || (p.seg_index != 0
-                && self
-                    .segments
-                    .iter()
-                    .any(|&(f, s, k)| f == p.flow && s == p.seg_index && k == p.tx_count))
+            || (!self.segments.is_empty()
+                && p.hdr.data_unit().is_some_and(|(s, k)| {
+                    self.segments
+                        .iter()
+                        .any(|&(f, s2, k2)| f == p.flow && s2 == s && k2 == k)
+                }))
     }
 
     /// True when there is nothing scripted.

@@ -1,10 +1,13 @@
-//! Packets, link directions (rate, delay, finite queue), loss models and routing.
+//! Packets and their headers, link directions (rate, delay, finite queue), queue disciplines
+//! and loss models.
 
+pub mod header;
 pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod qdisc;
 
-pub use link::{Link, LinkStats};
+pub use header::{Header, SackBlocks, TcpHeader};
+pub use link::{Link, LinkStats, QueueLimit};
 pub use loss::{DropCause, LossModel, ScriptedDrops};
-pub use packet::{Packet, SackBlocks};
+pub use packet::Packet;

@@ -5,9 +5,8 @@
 //! [`Scheduler`] implementation and one arm of [`Sched`].
 
 use super::loss::DropCause;
-use super::packet::flags;
 use super::Packet;
-use crate::scenario::units::QueueLimit;
+use super::QueueLimit;
 use std::collections::VecDeque;
 
 /// A queue discipline driven by enqueue and dequeue.
@@ -158,10 +157,7 @@ pub struct AckFilter {
 }
 
 fn filterable(p: &Packet) -> bool {
-    !p.from_sender
-        && p.len == 0
-        && p.sack.len == 0
-        && p.flags & (flags::SYN | flags::FIN | flags::FUL) == 0
+    !p.from_sender && p.as_tcp().is_some_and(|h| h.is_pure_ack())
 }
 
 impl Scheduler for AckFilter {
@@ -302,9 +298,12 @@ mod tests {
         let ack = |flow, uid, ack| Packet {
             flow,
             uid,
-            ack,
             wire: 40,
-            flags: flags::ACK,
+            hdr: crate::net::Header::Tcp(crate::net::TcpHeader {
+                ack,
+                flags: crate::net::header::tcp::flags::ACK,
+                ..Default::default()
+            }),
             ..Default::default()
         };
         q.enqueue(ack(0, 1, 1001), QueueLimit::Packets(10), &mut dropped);
@@ -314,7 +313,9 @@ mod tests {
             dropped.iter().map(|d| (d.0.uid, d.1)).collect::<Vec<_>>(),
             vec![(1, DropCause::Filtered)]
         );
-        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue()).map(|p| p.ack).collect();
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue())
+            .map(|p| p.tcp().ack)
+            .collect();
         assert_eq!(order, vec![5001, 2001]);
     }
 }

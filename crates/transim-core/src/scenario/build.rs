@@ -10,8 +10,10 @@ use crate::net::qdisc::{AckFilter, Drr, Sched};
 use crate::net::{Link, LossModel, ScriptedDrops};
 use crate::sim::rng::Rng;
 use crate::sim::Time;
+use crate::tcp::connection::TcpConnection;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
+use crate::tcp::timers;
 use std::collections::VecDeque;
 
 /// Deserialize a scenario from a JSON value (Python hands over its parsed TOML this way).
@@ -490,27 +492,27 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             }
             switches.push((sw.at.0, kind));
         }
+        let most = (u16::MAX - timers::SWITCH) as usize;
+        if switches.len() > most {
+            return Err(ScenarioError::new(
+                format!("flows[{i}].switch"),
+                format!(
+                    "has {} switches; at most {most} are allowed",
+                    switches.len()
+                ),
+            ));
+        }
         let (s, d) = endpoints[i];
         let mut sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
         sender.seed_cc(Rng::stream(sc.seed, &format!("cc/{i}")));
         let receiver = TcpReceiver::new(cfg, i as u32, d, s);
-        flows.push(Flow {
-            name: f.name.clone().unwrap_or_else(|| format!("flow{i}")),
-            start: f.start.map(|x| x.0).unwrap_or(0),
-            sender,
-            receiver,
-            src: s,
-            dst: d,
-            injected: 0,
-            delivered: 0,
-            drops: [0; 4],
-            data_drops: [0; 4],
-            unrepaired: Default::default(),
-            recovered_fast: 0,
-            recovered_timeout: 0,
-            ack_drops_uplink: 0,
-            switches,
-        });
+        flows.push(Flow::new(
+            f.name.clone().unwrap_or_else(|| format!("flow{i}")),
+            f.start.map(|x| x.0).unwrap_or(0),
+            s,
+            d,
+            Box::new(TcpConnection::new(i as u32, sender, receiver, switches)),
+        ));
     }
     Ok(Simulation::new(
         sc.duration.0,

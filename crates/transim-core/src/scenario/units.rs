@@ -221,14 +221,7 @@ fn fmt_prob(p: f64) -> String {
 }
 quantity!(Probability, f64, PROB_EXPECT, parse_prob, fmt_prob);
 
-/// A queue limit: a whole number of packets (100, "100pkt") or of bytes ("64KB").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QueueLimit {
-    /// At most this many packets waiting (the one being transmitted not counted).
-    Packets(u64),
-    /// At most this many bytes waiting.
-    Bytes(u64),
-}
+pub use crate::net::QueueLimit;
 const QUEUE_EXPECT: &str =
     "a queue limit of at least one packet: a number of packets (100, \"100pkt\") or a byte size (\"64KB\")";
 impl<'de> Deserialize<'de> for QueueLimit {

@@ -2,6 +2,7 @@
 
 pub mod events;
 pub mod rng;
+pub mod timer;
 
 /// Simulated time in integer nanoseconds since the start of the run.
 pub type Time = u64;

@@ -16,11 +16,11 @@
 use super::config::DelayedAck;
 use super::receiver::TcpReceiver;
 use super::sender::TcpSender;
-use super::timer::Timer;
+use super::timers;
 use super::Ctx;
-use crate::net::packet::flags;
-use crate::net::Packet;
-use crate::sim::events::TimerKind;
+use crate::net::header::tcp::flags;
+use crate::net::TcpHeader;
+use crate::sim::timer::Timer;
 use crate::sim::Time;
 
 /// FUL settings of a connection.
@@ -68,18 +68,14 @@ pub struct FulSenderState {
 
 impl TcpReceiver {
     fn ful_marks(&self, ctx: &Ctx, cfg: FulConfig) -> (u64, u64) {
-        let link = ctx
-            .uplink
-            .expect("the engine gives FUL receivers their uplink");
+        let link = ctx.net.first_hop(self.node, self.peer);
         let limit = link.limit_packets().unwrap_or(u64::MAX);
         (cfg.high.unwrap_or(limit), cfg.low.unwrap_or(limit / 2))
     }
 
     /// Packets in the uplink buffer now, counting ACKs this receiver queued in this event.
     fn uplink_occupancy(&self, ctx: &Ctx) -> u64 {
-        let link = ctx
-            .uplink
-            .expect("the engine gives FUL receivers their uplink");
+        let link = ctx.net.first_hop(self.node, self.peer);
         link.waiting_at(ctx.now) as u64 + ctx.out.iter().filter(|p| !p.from_sender).count() as u64
     }
 
@@ -97,7 +93,7 @@ impl TcpReceiver {
         }
         // Buffer full: notify with the last acknowledgement number, then hold ACKs.
         let mut p = self.ack_packet(ctx, flags::ACK | flags::FUL);
-        p.ack = self.ful.last_ack;
+        p.tcp_mut().ack = self.ful.last_ack;
         ctx.out.push(p);
         self.stats.acks_sent += 1;
         self.ful.raised = true;
@@ -110,13 +106,9 @@ impl TcpReceiver {
 
     /// Wake up when the uplink buffer should be down to `low` packets.
     fn arm_drain_timer(&mut self, ctx: &mut Ctx, low: u64) {
-        let link = ctx
-            .uplink
-            .expect("the engine gives FUL receivers their uplink");
+        let link = ctx.net.first_hop(self.node, self.peer);
         let at = link.drain_time(ctx.now, low as usize).max(ctx.now + 1);
-        self.ful
-            .timer
-            .set(at, self.flow, TimerKind::Ful, ctx.events);
+        self.ful.timer.set(at, self.flow, timers::FUL, ctx.events);
     }
 
     /// The FUL drain timer: clear FUL once the buffer is down to the low-water mark.
@@ -124,7 +116,7 @@ impl TcpReceiver {
         if !self
             .ful
             .timer
-            .fire(ctx.now, self.flow, TimerKind::Ful, ctx.events)
+            .fire(ctx.now, self.flow, timers::FUL, ctx.events)
             || !self.ful.raised
         {
             return;
@@ -137,8 +129,8 @@ impl TcpReceiver {
             return;
         }
         let limit = ctx
-            .uplink
-            .expect("uplink")
+            .net
+            .first_hop(self.node, self.peer)
             .limit_packets()
             .unwrap_or(u64::MAX);
         let free = limit.saturating_sub(occupancy).max(1);
@@ -149,8 +141,9 @@ impl TcpReceiver {
         };
         self.ful.raised = false;
         let mut p = self.ack_packet(ctx, flags::ACK);
-        p.wnd = (free.saturating_mul(per_ack * self.cfg.mss as u64)).min(p.wnd as u64) as u32;
-        self.ful.last_ack = p.ack;
+        let h = p.tcp_mut();
+        h.wnd = (free.saturating_mul(per_ack * self.cfg.mss as u64)).min(h.wnd as u64) as u32;
+        self.ful.last_ack = h.ack;
         self.after_ack_sent();
         ctx.out.push(p);
         self.stats.acks_sent += 1;
@@ -160,7 +153,7 @@ impl TcpReceiver {
 impl TcpSender {
     /// Handle the FUL bit of an incoming ACK. Returns true when the ACK is fully handled
     /// (a FUL = 1 notification); otherwise normal ACK processing follows.
-    pub(crate) fn ful_on_ack(&mut self, p: &Packet, ctx: &mut Ctx) -> bool {
+    pub(crate) fn ful_on_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) -> bool {
         let Some(cfg) = self.cfg.ful else {
             return false;
         };
@@ -174,7 +167,7 @@ impl TcpSender {
             self.ful.safety.set(
                 ctx.now + cfg.safety,
                 self.flow,
-                TimerKind::FulSafety,
+                timers::FUL_SAFETY,
                 ctx.events,
             );
             return true;
@@ -199,7 +192,7 @@ impl TcpSender {
         if !self
             .ful
             .safety
-            .fire(ctx.now, self.flow, TimerKind::FulSafety, ctx.events)
+            .fire(ctx.now, self.flow, timers::FUL_SAFETY, ctx.events)
             || !self.ful.frozen
         {
             return;
@@ -219,6 +212,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::Packet;
     use crate::scenario::profiles::resolve;
     use crate::scenario::schema::TcpSpec;
     use crate::sim::events::{Event, EventQueue};
@@ -247,33 +241,21 @@ mod tests {
         }
         /// Run `f` on the sender with a context at time `now`.
         fn with(&mut self, now: Time, f: impl FnOnce(&mut TcpSender, &mut Ctx)) {
-            let mut ctx = Ctx {
-                now,
-                events: &mut self.ev,
-                out: &mut self.out,
-                next_uid: &mut self.uid,
-                uplink: None,
-            };
+            let mut ctx = Ctx::detached(now, &mut self.ev, &mut self.out, &mut self.uid);
             f(&mut self.s, &mut ctx);
         }
         fn ack(&mut self, now: Time, ack: u64, fl: u16) {
-            let p = Packet {
+            let p = TcpHeader {
                 flags: fl,
                 ack,
                 wnd: 1 << 20,
                 ..Default::default()
             };
-            let mut ctx = Ctx {
-                now,
-                events: &mut self.ev,
-                out: &mut self.out,
-                next_uid: &mut self.uid,
-                uplink: None,
-            };
+            let mut ctx = Ctx::detached(now, &mut self.ev, &mut self.out, &mut self.uid);
             self.s.on_packet(&p, &mut ctx);
         }
         fn data_sent(&self) -> usize {
-            self.out.iter().filter(|p| p.len > 0).count()
+            self.out.iter().filter(|p| p.tcp().len > 0).count()
         }
     }
 
@@ -316,7 +298,7 @@ mod tests {
         let mut fired_at = None;
         while let Some((t, ev)) = h.ev.pop() {
             if let Event::Timer {
-                timer: TimerKind::FulSafety,
+                timer: timers::FUL_SAFETY,
                 ..
             } = ev
             {

@@ -4,29 +4,31 @@
 
 pub mod cc;
 pub mod config;
+pub mod connection;
 pub mod ful;
 pub mod rate;
 pub mod receiver;
+pub mod results;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
-pub mod timer;
+pub mod trace;
 
-use crate::net::{Link, Packet};
-use crate::sim::events::EventQueue;
-use crate::sim::Time;
+pub use crate::transport::Ctx;
 
-/// What an endpoint may touch while handling an event: the clock, the event queue (for its
-/// timers) and the outbox for the packets it sends.
-pub struct Ctx<'a> {
-    /// Current time.
-    pub now: Time,
-    /// Pending events.
-    pub events: &'a mut EventQueue,
-    /// Packets to inject at the endpoint's node.
-    pub out: &'a mut Vec<Packet>,
-    /// Packet id counter.
-    pub next_uid: &'a mut u64,
-    /// The endpoint's first-hop link, for receivers using the FUL bit (None otherwise).
-    pub uplink: Option<&'a Link>,
+/// The timers of a TCP connection, as [`crate::sim::events::TimerId`]s.
+pub mod timers {
+    use crate::sim::events::TimerId;
+    /// Sender retransmission timer (also drives SYN retransmission).
+    pub const RTO: TimerId = 0;
+    /// Receiver delayed-ACK timer.
+    pub const DEL_ACK: TimerId = 1;
+    /// Receiver FUL timer: check whether the uplink buffer has drained.
+    pub const FUL: TimerId = 2;
+    /// Sender FUL safety timer.
+    pub const FUL_SAFETY: TimerId = 3;
+    /// Sender pacing: the next segment may leave.
+    pub const PACE: TimerId = 4;
+    /// Scheduled congestion-control switch k is `SWITCH + k`.
+    pub const SWITCH: TimerId = 16;
 }

@@ -3,11 +3,11 @@
 //! echo. The application reads at once, so the advertised window is the receive buffer.
 
 use super::config::{DelayedAck, TcpConfig};
-use super::timer::Timer;
+use super::timers;
 use super::Ctx;
-use crate::net::packet::flags;
-use crate::net::{Packet, SackBlocks};
-use crate::sim::events::TimerKind;
+use crate::net::header::tcp::flags;
+use crate::net::{Header, Packet, SackBlocks, TcpHeader};
+use crate::sim::timer::Timer;
 use crate::sim::Time;
 
 /// Receiver counters.
@@ -48,8 +48,8 @@ pub struct OooBlock {
 pub struct TcpReceiver {
     pub(crate) cfg: TcpConfig,
     pub(crate) flow: u32,
-    node: u32,
-    peer: u32,
+    pub(crate) node: u32,
+    pub(crate) peer: u32,
     /// Next byte expected.
     pub rcv_nxt: u64,
     /// Out-of-order byte ranges [start, end), sorted and disjoint, each with the time (as a
@@ -104,47 +104,50 @@ impl TcpReceiver {
         ((self.cfg.rcv_buf.min(max) >> shift) << shift) as u32
     }
 
-    fn packet(&self, ctx: &mut Ctx, fl: u16) -> Packet {
-        *ctx.next_uid += 1;
+    fn packet(&self, ctx: &mut Ctx, fl: u16, sack: SackBlocks) -> Packet {
         let syn = fl & flags::SYN != 0;
-        let opts = if syn {
+        let mut opts = if syn {
             self.cfg.syn_option_bytes()
         } else {
             self.cfg.option_bytes()
         };
+        if !sack.is_empty() {
+            // Kind, length, 8 bytes per block, padded with two NOPs.
+            opts += 4 + 8 * sack.len() as u32;
+        }
         Packet {
-            uid: *ctx.next_uid,
+            uid: ctx.uid(),
             flow: self.flow,
             src: self.node,
             dst: self.peer,
             from_sender: false,
-            flags: fl,
-            seq: self.own_seq,
-            ack: self.rcv_nxt,
             wire: 40 + opts,
-            wnd: self.advertised_window(),
-            ts_val: if self.cfg.timestamps {
-                (ctx.now / 1_000_000) as u32
-            } else {
-                0
-            },
-            ts_ecr: self.ts_recent,
-            opt_wscale: 0xff,
-            ..Default::default()
+            lost: None,
+            hdr: Header::Tcp(TcpHeader {
+                flags: fl,
+                seq: self.own_seq,
+                ack: self.rcv_nxt,
+                wnd: self.advertised_window(),
+                ts_val: if self.cfg.timestamps {
+                    (ctx.now / 1_000_000) as u32
+                } else {
+                    0
+                },
+                ts_ecr: self.ts_recent,
+                sack,
+                ..Default::default()
+            }),
         }
     }
 
     /// An ACK for the current state (with SACK blocks when enabled).
     pub(crate) fn ack_packet(&self, ctx: &mut Ctx, fl: u16) -> Packet {
-        let mut p = self.packet(ctx, fl);
-        if self.cfg.sack {
-            p.sack = self.sack_blocks(self.cfg.sack_blocks as usize);
-            if p.sack.len > 0 {
-                // Kind, length, 8 bytes per block, padded with two NOPs.
-                p.wire += 4 + 8 * p.sack.len as u32;
-            }
-        }
-        p
+        let sack = if self.cfg.sack {
+            self.sack_blocks(self.cfg.sack_blocks as usize)
+        } else {
+            SackBlocks::default()
+        };
+        self.packet(ctx, fl, sack)
     }
 
     /// Reset the delayed-ACK state after an ACK went out (or was deliberately withheld).
@@ -169,13 +172,13 @@ impl TcpReceiver {
             self.own_seq += 1;
         }
         self.after_ack_sent();
-        self.ful.last_ack = p.ack;
+        self.ful.last_ack = p.tcp().ack;
         self.stats.acks_sent += 1;
         ctx.out.push(p);
     }
 
     /// Handle a packet from the sender. Returns true when it carried bytes not received before.
-    pub fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) -> bool {
+    pub fn on_packet(&mut self, p: &TcpHeader, ctx: &mut Ctx) -> bool {
         if p.has(flags::SYN) {
             // A retransmitted SYN may arrive after data (its SYN-ACK was merely slow): answer
             // it again but never move rcv_nxt back.
@@ -183,12 +186,13 @@ impl TcpReceiver {
                 self.rcv_nxt = p.seq + 1;
                 self.ts_recent = p.ts_val;
             }
-            let mut syn_ack = self.packet(ctx, flags::SYN | flags::ACK);
-            syn_ack.seq = 0;
+            let mut syn_ack = self.packet(ctx, flags::SYN | flags::ACK, SackBlocks::default());
             syn_ack.wire = 40 + self.cfg.syn_option_bytes();
-            syn_ack.opt_mss = self.cfg.mss.min(u16::MAX as u32) as u16;
-            syn_ack.opt_sack_ok = self.cfg.sack && p.opt_sack_ok;
-            syn_ack.opt_wscale = if self.cfg.window_scale {
+            let h = syn_ack.tcp_mut();
+            h.seq = 0;
+            h.opt_mss = self.cfg.mss.min(u16::MAX as u32) as u16;
+            h.opt_sack_ok = self.cfg.sack && p.opt_sack_ok;
+            h.opt_wscale = if self.cfg.window_scale {
                 self.cfg.wscale_shift()
             } else {
                 0xff
@@ -205,7 +209,7 @@ impl TcpReceiver {
         self.on_data(p, seq_len, ctx)
     }
 
-    fn on_data(&mut self, p: &Packet, seq_len: u64, ctx: &mut Ctx) -> bool {
+    fn on_data(&mut self, p: &TcpHeader, seq_len: u64, ctx: &mut Ctx) -> bool {
         let (start, end) = (p.seq, p.seq + seq_len);
         if p.has(flags::FIN) {
             self.fin_at_seq = Some(p.seq + p.len as u64);
@@ -314,7 +318,7 @@ impl TcpReceiver {
                 }
                 if !self.delack.is_set() {
                     self.delack
-                        .set(ctx.now + timeout, self.flow, TimerKind::DelAck, ctx.events);
+                        .set(ctx.now + timeout, self.flow, timers::DEL_ACK, ctx.events);
                 }
                 false
             }
@@ -329,7 +333,7 @@ impl TcpReceiver {
                 }
                 if !self.delack.is_set() {
                     self.delack
-                        .set(ctx.now + timeout, self.flow, TimerKind::DelAck, ctx.events);
+                        .set(ctx.now + timeout, self.flow, timers::DEL_ACK, ctx.events);
                 }
                 false
             }
@@ -340,7 +344,7 @@ impl TcpReceiver {
     pub fn on_timer(&mut self, ctx: &mut Ctx) {
         if self
             .delack
-            .fire(ctx.now, self.flow, TimerKind::DelAck, ctx.events)
+            .fire(ctx.now, self.flow, timers::DEL_ACK, ctx.events)
         {
             self.send_ack(ctx);
         }
@@ -354,12 +358,11 @@ mod tests {
     use crate::scenario::schema::TcpSpec;
     use crate::sim::events::EventQueue;
 
-    fn seg(fl: u16, seq: u64, len: u32) -> Packet {
-        Packet {
+    fn seg(fl: u16, seq: u64, len: u32) -> TcpHeader {
+        TcpHeader {
             flags: fl,
             seq,
             len,
-            from_sender: true,
             ..Default::default()
         }
     }
@@ -371,19 +374,13 @@ mod tests {
         let cfg = resolve(&TcpSpec::default(), "tcp").unwrap();
         let mut r = TcpReceiver::new(cfg, 0, 1, 0);
         let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
-        let mut ctx = Ctx {
-            now: 0,
-            events: &mut ev,
-            out: &mut out,
-            next_uid: &mut uid,
-            uplink: None,
-        };
+        let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
         r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
         r.on_packet(&seg(flags::ACK, 1, 1000), &mut ctx);
         assert_eq!(r.rcv_nxt, 1001);
         r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
         assert_eq!(r.rcv_nxt, 1001);
-        let syn_acks = out.iter().filter(|p| p.has(flags::SYN)).count();
+        let syn_acks = out.iter().filter(|p| p.tcp().has(flags::SYN)).count();
         assert_eq!(syn_acks, 2);
     }
 
@@ -401,19 +398,13 @@ mod tests {
         let mss = cfg.mss as u64;
         let mut r = TcpReceiver::new(cfg, 0, 1, 0);
         let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
-        let mut ctx = Ctx {
-            now: 0,
-            events: &mut ev,
-            out: &mut out,
-            next_uid: &mut uid,
-            uplink: None,
-        };
+        let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
         r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
         let s = |k: u64| 1 + k * mss; // start of segment k (0-based)
         let mut last = Vec::new();
         for k in [0, 2, 4, 3, 6, 8, 10] {
             r.on_packet(&seg(flags::ACK, s(k), mss as u32), &mut ctx);
-            let p = ctx.out.last().unwrap();
+            let p = ctx.out.last().unwrap().tcp();
             last = p.sack.to_vec(p.ack);
         }
         // Blocks: [2,5) merged when 3 arrived, then 6, 8, 10 each alone; 10 newest.
@@ -421,9 +412,10 @@ mod tests {
         // After segment 1 fills the first hole, the ACK reports what remains, newest first.
         r.on_packet(&seg(flags::ACK, s(1), mss as u32), &mut ctx);
         let p = *ctx.out.last().unwrap();
-        assert_eq!(p.ack, s(5));
+        let h = p.tcp();
+        assert_eq!(h.ack, s(5));
         assert_eq!(
-            p.sack.to_vec(p.ack),
+            h.sack.to_vec(h.ack),
             vec![(s(10), s(11)), (s(8), s(9)), (s(6), s(7))]
         );
         // The SACK option is on the wire: 12 bytes of timestamps + 2 + 3·8 + 2 padding.

@@ -19,10 +19,10 @@
 use super::cc::CongestionControl;
 use super::config::Recovery;
 use super::sender::{RtxKind, SentSeg, TcpSender};
+use super::timers;
 use super::Ctx;
-use crate::net::packet::flags;
-use crate::net::{Packet, SackBlocks};
-use crate::sim::events::TimerKind;
+use crate::net::header::tcp::flags;
+use crate::net::{SackBlocks, TcpHeader};
 use crate::sim::Time;
 
 /// SACK recovery state kept beside the scoreboard.
@@ -51,7 +51,7 @@ impl TcpSender {
     /// Newly SACKed segments count as delivered for the rate sampler.
     pub(crate) fn update_scoreboard(&mut self, sb: &SackBlocks, ack: u64, now: Time) -> bool {
         let mut new_info = false;
-        for k in 0..sb.len as usize {
+        for k in 0..sb.len() {
             let (left, right) = sb.get(ack, k);
             if right <= self.snd_una {
                 continue; // D-SACK or stale
@@ -111,8 +111,8 @@ impl TcpSender {
     }
 
     /// ACK processing for the SACK-based variants.
-    pub(crate) fn sack_on_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
-        let new_info = p.sack.len > 0 && self.update_scoreboard(&p.sack, p.ack, ctx.now);
+    pub(crate) fn sack_on_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
+        let new_info = !p.sack.is_empty() && self.update_scoreboard(&p.sack, p.ack, ctx.now);
         let variant = self.cfg.recovery;
         let sack1 = matches!(variant, Recovery::Sack1 | Recovery::SackPlus);
         if p.ack > self.snd_una {
@@ -250,7 +250,7 @@ impl TcpSender {
     /// SackPlus: a retransmitted hole whose recorded snd_max lies below the first SACK block's
     /// right edge was lost again: it leaves the pipe and becomes eligible at once.
     fn detect_lost_retransmissions(&mut self, sb: &SackBlocks, ack: u64) {
-        if sb.len == 0 {
+        if sb.is_empty() {
             return;
         }
         let first_right = sb.get(ack, 0).1;
@@ -316,12 +316,8 @@ impl TcpSender {
             }
         }
         if !self.rto_timer.is_set() && self.snd_max > self.snd_una {
-            self.rto_timer.set(
-                ctx.now + self.rtt.rto(),
-                self.flow,
-                TimerKind::Rto,
-                ctx.events,
-            );
+            self.rto_timer
+                .set(ctx.now + self.rtt.rto(), self.flow, timers::RTO, ctx.events);
         }
     }
 

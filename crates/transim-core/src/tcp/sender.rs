@@ -7,14 +7,14 @@ use super::cc::{AckInfo, Cc, CongestionControl, HandOver, Window};
 use super::config::{CwndUnit, HalvingBase, Nagle, PartialAckTimer, Recovery, TcpConfig};
 use super::rate::{RateState, SendSnapshot};
 use super::rtt::RttEstimator;
-use super::timer::Timer;
+use super::timers;
+use super::trace::FlowTrace;
 use super::Ctx;
-use crate::net::packet::flags;
-use crate::net::Packet;
-use crate::sim::events::TimerKind;
+use crate::net::header::tcp::flags;
+use crate::net::{Header, Packet, TcpHeader};
 use crate::sim::rng::Rng;
+use crate::sim::timer::Timer;
 use crate::sim::{Time, MILLISECOND, SECOND};
-use crate::trace::FlowTrace;
 use std::collections::VecDeque;
 
 /// Connection state of the sender.
@@ -256,23 +256,32 @@ impl TcpSender {
         }
     }
 
-    fn base_packet(&self, ctx: &mut Ctx) -> Packet {
-        *ctx.next_uid += 1;
-        Packet {
-            uid: *ctx.next_uid,
-            flow: self.flow,
-            src: self.node,
-            dst: self.peer,
-            from_sender: true,
+    /// A header with the fields every segment of ours carries (window, timestamp).
+    fn base_header(&self, ctx: &Ctx) -> TcpHeader {
+        TcpHeader {
             wnd: self.cfg.rcv_buf.min(u32::MAX as u64) as u32,
             ts_val: if self.cfg.timestamps {
                 (ctx.now / TS_TICK) as u32
             } else {
                 0
             },
-            opt_wscale: 0xff,
             ..Default::default()
         }
+    }
+
+    /// Put a segment in the outbox.
+    fn emit(&self, h: TcpHeader, wire: u32, ctx: &mut Ctx) {
+        let uid = ctx.uid();
+        ctx.out.push(Packet {
+            uid,
+            flow: self.flow,
+            src: self.node,
+            dst: self.peer,
+            wire,
+            from_sender: true,
+            lost: None,
+            hdr: Header::Tcp(h),
+        });
     }
 
     /// Open the connection: send the SYN.
@@ -282,10 +291,9 @@ impl TcpSender {
     }
 
     fn send_syn(&mut self, ctx: &mut Ctx) {
-        let mut p = self.base_packet(ctx);
+        let mut p = self.base_header(ctx);
         p.flags = flags::SYN;
         p.seq = 0;
-        p.wire = self.header_bytes(true);
         p.opt_mss = self.cfg.mss.min(u16::MAX as u32) as u16;
         p.opt_sack_ok = self.cfg.sack;
         p.opt_wscale = if self.cfg.window_scale {
@@ -297,17 +305,13 @@ impl TcpSender {
         self.snd_nxt = 1;
         self.snd_max = 1;
         self.stats.segments_sent += 1;
-        self.rto_timer.set(
-            ctx.now + self.rtt.rto(),
-            self.flow,
-            TimerKind::Rto,
-            ctx.events,
-        );
-        ctx.out.push(p);
+        self.rto_timer
+            .set(ctx.now + self.rtt.rto(), self.flow, timers::RTO, ctx.events);
+        self.emit(p, self.header_bytes(true), ctx);
     }
 
     /// Handle a packet from the receiver.
-    pub fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) {
+    pub fn on_packet(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
         match self.state {
             SenderState::SynSent if p.has(flags::SYN) && p.has(flags::ACK) && p.ack == 1 => {
                 self.on_syn_ack(p, ctx)
@@ -331,7 +335,7 @@ impl TcpSender {
         }
     }
 
-    fn on_syn_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+    fn on_syn_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
         if self.stats.syn_retries == 0 {
             self.rtt.sample(ctx.now - self.syn_sent_at);
         } else {
@@ -391,7 +395,7 @@ impl TcpSender {
             return false;
         }
         self.pace_timer
-            .set(self.pace_next, self.flow, TimerKind::Pace, ctx.events);
+            .set(self.pace_next, self.flow, timers::PACE, ctx.events);
         true
     }
 
@@ -399,7 +403,7 @@ impl TcpSender {
     pub fn on_pace_timer(&mut self, ctx: &mut Ctx) {
         if !self
             .pace_timer
-            .fire(ctx.now, self.flow, TimerKind::Pace, ctx.events)
+            .fire(ctx.now, self.flow, timers::PACE, ctx.events)
         {
             return;
         }
@@ -412,13 +416,12 @@ impl TcpSender {
     }
 
     fn send_pure_ack(&mut self, ack: u64, ctx: &mut Ctx) {
-        let mut p = self.base_packet(ctx);
+        let mut p = self.base_header(ctx);
         p.flags = flags::ACK;
         p.seq = self.snd_nxt;
         p.ack = ack;
-        p.wire = self.header_bytes(false);
         self.stats.segments_sent += 1;
-        ctx.out.push(p);
+        self.emit(p, self.header_bytes(false), ctx);
     }
 
     /// Whether the congestion window admits `len` more bytes; Limited Transmit's allowance
@@ -580,7 +583,7 @@ impl TcpSender {
             }
             (seg.index, seg.tx)
         };
-        let mut p = self.base_packet(ctx);
+        let mut p = self.base_header(ctx);
         p.flags = flags::ACK | if fin { flags::FIN } else { 0 };
         if start + len == self.data_end() {
             p.flags |= flags::PSH;
@@ -588,7 +591,6 @@ impl TcpSender {
         p.seq = start;
         p.ack = 1;
         p.len = len as u32;
-        p.wire = self.header_bytes(false) + len as u32;
         p.seg_index = index;
         p.tx_count = tx;
         p.after_rto = rtx == Some(RtxKind::Timeout);
@@ -602,14 +604,10 @@ impl TcpSender {
         self.loss_est.retransmissions += (len > 0 && tx > 1) as u64;
         self.stats.data_bytes_sent += len;
         if !self.rto_timer.is_set() {
-            self.rto_timer.set(
-                ctx.now + self.rtt.rto(),
-                self.flow,
-                TimerKind::Rto,
-                ctx.events,
-            );
+            self.rto_timer
+                .set(ctx.now + self.rtt.rto(), self.flow, timers::RTO, ctx.events);
         }
-        ctx.out.push(p);
+        self.emit(p, self.header_bytes(false) + len as u32, ctx);
     }
 
     /// Retransmit the segment starting at snd_una (fast retransmit, NewReno partial ACK).
@@ -631,15 +629,11 @@ impl TcpSender {
     }
 
     pub(crate) fn restart_rto(&mut self, ctx: &mut Ctx) {
-        self.rto_timer.set(
-            ctx.now + self.rtt.rto(),
-            self.flow,
-            TimerKind::Rto,
-            ctx.events,
-        );
+        self.rto_timer
+            .set(ctx.now + self.rtt.rto(), self.flow, timers::RTO, ctx.events);
     }
 
-    fn on_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+    fn on_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
         if p.ack > self.snd_max {
             return; // acknowledges data never sent
         }
@@ -662,7 +656,7 @@ impl TcpSender {
 
     /// The part of processing a new cumulative ACK every variant shares: drop acknowledged
     /// segments, take an RTT sample (Karn's rule; timestamps disambiguate), advance snd_una.
-    pub(crate) fn ack_advance(&mut self, p: &Packet, ctx: &mut Ctx) -> AckInfo {
+    pub(crate) fn ack_advance(&mut self, p: &TcpHeader, ctx: &mut Ctx) -> AckInfo {
         let ack = p.ack;
         let flight_before = self.flight();
         let acked_data = ack.min(self.app_end) - self.snd_una.min(self.app_end);
@@ -776,7 +770,7 @@ impl TcpSender {
         false
     }
 
-    fn on_new_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+    fn on_new_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
         let ack = p.ack;
         let info = self.ack_advance(p, ctx);
         let acked_data = info.acked;
@@ -894,7 +888,7 @@ impl TcpSender {
     pub fn on_timer(&mut self, ctx: &mut Ctx) {
         if !self
             .rto_timer
-            .fire(ctx.now, self.flow, TimerKind::Rto, ctx.events)
+            .fire(ctx.now, self.flow, timers::RTO, ctx.events)
         {
             return;
         }

@@ -2,10 +2,10 @@
 //! pushes no event: the pending event, when it fires early, re-arms itself at the deadline.
 //! Only moving a deadline earlier pushes a new event; stale events are recognised and ignored.
 
-use crate::sim::events::{Event, EventQueue, TimerKind};
+use crate::sim::events::{Event, EventQueue, TimerId};
 use crate::sim::Time;
 
-/// One timer of one flow.
+/// One timer of one flow (its transport names it with a [`TimerId`]).
 #[derive(Clone, Debug, Default)]
 pub struct Timer {
     deadline: Option<Time>,
@@ -15,7 +15,7 @@ pub struct Timer {
 impl Timer {
     /// Arm (or re-arm) the timer to fire at `at`.
     #[inline]
-    pub fn set(&mut self, at: Time, flow: u32, kind: TimerKind, events: &mut EventQueue) {
+    pub fn set(&mut self, at: Time, flow: u32, kind: TimerId, events: &mut EventQueue) {
         self.deadline = Some(at);
         if self.scheduled.is_none_or(|s| s > at) {
             events.push(at, Event::Timer { flow, timer: kind });
@@ -36,7 +36,7 @@ impl Timer {
 
     /// Handle a timer event firing at `now`. Returns true when the timer is really due.
     #[inline]
-    pub fn fire(&mut self, now: Time, flow: u32, kind: TimerKind, events: &mut EventQueue) -> bool {
+    pub fn fire(&mut self, now: Time, flow: u32, kind: TimerId, events: &mut EventQueue) -> bool {
         if self.scheduled != Some(now) {
             return false; // stale event
         }
@@ -63,7 +63,7 @@ mod tests {
     fn run(t: &mut Timer, q: &mut EventQueue) -> Vec<u64> {
         let mut fired = vec![];
         while let Some((now, _)) = q.pop() {
-            if t.fire(now, 0, TimerKind::Rto, q) {
+            if t.fire(now, 0, 0, q) {
                 fired.push(now);
             }
         }
@@ -74,9 +74,9 @@ mod tests {
     fn pushing_deadline_later_fires_once_at_the_new_deadline() {
         let mut q = EventQueue::new();
         let mut t = Timer::default();
-        t.set(10, 0, TimerKind::Rto, &mut q);
-        t.set(20, 0, TimerKind::Rto, &mut q);
-        t.set(30, 0, TimerKind::Rto, &mut q);
+        t.set(10, 0, 0, &mut q);
+        t.set(20, 0, 0, &mut q);
+        t.set(30, 0, 0, &mut q);
         assert_eq!(q.len(), 1);
         assert_eq!(run(&mut t, &mut q), vec![30]);
     }
@@ -85,10 +85,10 @@ mod tests {
     fn moving_earlier_and_cancelling() {
         let mut q = EventQueue::new();
         let mut t = Timer::default();
-        t.set(30, 0, TimerKind::Rto, &mut q);
-        t.set(5, 0, TimerKind::Rto, &mut q);
+        t.set(30, 0, 0, &mut q);
+        t.set(5, 0, 0, &mut q);
         assert_eq!(run(&mut t, &mut q), vec![5]);
-        t.set(40, 0, TimerKind::Rto, &mut q);
+        t.set(40, 0, 0, &mut q);
         t.cancel();
         assert_eq!(run(&mut t, &mut q), Vec::<u64>::new());
     }

@@ -1,0 +1,125 @@
+//! A TCP connection as the engine sees it: the [`Transport`] made of one sender and one
+//! receiver, its scheduled congestion-control switches, and the ground-truth counters only a
+//! simulator can keep (which dropped segments were repaired and how; ACKs lost at the
+//! receiver's own uplink).
+
+use super::cc::CcKind;
+use super::receiver::TcpReceiver;
+use super::sender::TcpSender;
+use super::timers;
+use crate::net::{DropCause, Packet};
+use crate::sim::events::{Event, EventQueue};
+use crate::sim::Time;
+use crate::transport::{Ctx, Detail, DropSite, FlowFacts, Series, TimerId, Transport};
+use std::collections::BTreeMap;
+
+/// One TCP connection: both ends and their books.
+pub struct TcpConnection {
+    /// Flow index.
+    pub flow: u32,
+    /// Sending endpoint.
+    pub sender: TcpSender,
+    /// Receiving endpoint.
+    pub receiver: TcpReceiver,
+    /// Scheduled congestion-control switches (time, algorithm).
+    pub switches: Vec<(Time, CcKind)>,
+    /// Dropped transmissions per data segment not yet repaired (ground truth for N_R).
+    pub unrepaired: BTreeMap<u32, u64>,
+    /// Dropped data packets repaired by a retransmission sent in fast recovery (N_R).
+    pub recovered_fast: u64,
+    /// Dropped data packets repaired by a retransmission sent after a timeout.
+    pub recovered_timeout: u64,
+    /// ACKs dropped at the receiver's own uplink buffer (its first-hop queue).
+    pub ack_drops_uplink: u64,
+}
+
+impl TcpConnection {
+    /// A connection from its two ends and its switch schedule.
+    pub fn new(
+        flow: u32,
+        sender: TcpSender,
+        receiver: TcpReceiver,
+        switches: Vec<(Time, CcKind)>,
+    ) -> Self {
+        TcpConnection {
+            flow,
+            sender,
+            receiver,
+            switches,
+            unrepaired: BTreeMap::new(),
+            recovered_fast: 0,
+            recovered_timeout: 0,
+            ack_drops_uplink: 0,
+        }
+    }
+}
+
+impl Transport for TcpConnection {
+    fn protocol(&self) -> &'static str {
+        "tcp"
+    }
+
+    fn schedule(&mut self, flow: u32, events: &mut EventQueue) {
+        for (k, &(at, _)) in self.switches.iter().enumerate() {
+            let timer = timers::SWITCH + k as TimerId; // count bounded when the scenario is built
+            events.push(at, Event::Timer { flow, timer });
+        }
+    }
+
+    fn start(&mut self, ctx: &mut Ctx) {
+        self.sender.start(ctx);
+    }
+
+    #[inline]
+    fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) {
+        let h = p.tcp();
+        if p.from_sender {
+            let fresh = self.receiver.on_packet(h, ctx);
+            if fresh && !self.unrepaired.is_empty() {
+                if let Some(n) = self.unrepaired.remove(&h.seg_index) {
+                    if h.after_rto {
+                        self.recovered_timeout += n;
+                    } else {
+                        self.recovered_fast += n;
+                    }
+                }
+            }
+        } else {
+            self.sender.on_packet(h, ctx);
+        }
+    }
+
+    fn on_timer(&mut self, timer: TimerId, ctx: &mut Ctx) {
+        match timer {
+            timers::RTO => self.sender.on_timer(ctx),
+            timers::FUL_SAFETY => self.sender.on_ful_safety(ctx),
+            timers::PACE => self.sender.on_pace_timer(ctx),
+            timers::DEL_ACK => self.receiver.on_timer(ctx),
+            timers::FUL => self.receiver.on_ful_timer(ctx),
+            k if k >= timers::SWITCH => {
+                let kind = self.switches[(k - timers::SWITCH) as usize].1;
+                self.sender.switch_cc(kind, ctx.now);
+            }
+            other => unreachable!("TCP has no timer {other}"),
+        }
+    }
+
+    fn on_drop(&mut self, p: &Packet, cause: DropCause, site: DropSite) {
+        if p.from_sender {
+            let h = p.tcp();
+            if h.seg_index != 0 {
+                *self.unrepaired.entry(h.seg_index).or_insert(0) += 1;
+            }
+        } else if cause == DropCause::Queue && site.from == self.receiver.node {
+            self.ack_drops_uplink += 1;
+        }
+    }
+
+    fn results(&mut self, facts: &FlowFacts) -> Detail {
+        Detail::new(super::results::collect(self, facts))
+    }
+
+    fn take_trace(&mut self) -> Option<Box<dyn Series>> {
+        self.sender.trace.take().map(|t| t as Box<dyn Series>)
+    }
+}

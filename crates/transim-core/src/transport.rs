@@ -1,0 +1,204 @@
+//! The interface between the engine and the transports (TCP, SCTP, …, or a test's own).
+//!
+//! The engine moves packets, runs timers and keeps connection-agnostic books (packets
+//! injected, delivered, dropped by cause); everything a protocol knows lives behind
+//! [`Transport`], one object per flow that holds both of the flow's ends. See the
+//! repository's `ARCHITECTURE.md` for how a transport is added.
+//!
+//! Dispatch is dynamic (`Box<dyn Transport>`): one indirect call per packet delivered to an
+//! endpoint and per timer, which callgrind shows to be lost in the noise beside the work the
+//! endpoint does (~3,000 instructions per packet), and it lets a transport be defined outside
+//! this crate (the toy constant-rate transport in `tests/transport.rs`).
+
+use crate::net::{DropCause, Link, Packet};
+use crate::sim::events::{Event, EventQueue};
+use crate::sim::Time;
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+pub use crate::sim::events::TimerId;
+
+/// The network as endpoints may look at it: link directions and routes (read only).
+#[derive(Clone, Copy)]
+pub struct NetView<'a> {
+    /// Link directions.
+    pub links: &'a [Link],
+    /// `routes[node][dst]` = the link direction to take.
+    pub routes: &'a [Vec<u32>],
+}
+
+impl<'a> NetView<'a> {
+    /// A view of no network (unit tests of endpoints).
+    pub fn empty() -> Self {
+        NetView {
+            links: &[],
+            routes: &[],
+        }
+    }
+
+    /// The first link direction on the route from `from` to `to`.
+    #[inline]
+    pub fn first_hop(&self, from: u32, to: u32) -> &'a Link {
+        &self.links[self.routes[from as usize][to as usize] as usize]
+    }
+}
+
+/// What an endpoint may touch while handling an event: the clock, the event queue (for its
+/// timers), the outbox for the packets it sends, and a read-only view of the network.
+pub struct Ctx<'a> {
+    /// Current time.
+    pub now: Time,
+    /// Pending events.
+    pub events: &'a mut EventQueue,
+    /// Packets to inject, each at its `src` node.
+    pub out: &'a mut Vec<Packet>,
+    /// Packet id counter.
+    pub next_uid: &'a mut u64,
+    /// The network.
+    pub net: NetView<'a>,
+}
+
+impl<'a> Ctx<'a> {
+    /// A context with no network around it (unit tests of endpoints).
+    pub fn detached(
+        now: Time,
+        events: &'a mut EventQueue,
+        out: &'a mut Vec<Packet>,
+        next_uid: &'a mut u64,
+    ) -> Self {
+        Ctx {
+            now,
+            events,
+            out,
+            next_uid,
+            net: NetView::empty(),
+        }
+    }
+
+    /// A fresh packet id.
+    #[inline]
+    pub fn uid(&mut self) -> u64 {
+        *self.next_uid += 1;
+        *self.next_uid
+    }
+
+    /// Schedule timer `timer` of flow `flow` at `at` (a one-shot; see
+    /// [`crate::sim::timer::Timer`] for a restartable timer).
+    #[inline]
+    pub fn schedule(&mut self, at: Time, flow: u32, timer: TimerId) {
+        self.events.push(at, Event::Timer { flow, timer });
+    }
+}
+
+/// Where a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DropSite {
+    /// The link direction.
+    pub link: u32,
+    /// The node that link direction leaves from.
+    pub from: u32,
+}
+
+/// What the engine knows about a flow at the end of a run, handed to its transport for its
+/// results.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowFacts {
+    /// When the flow started.
+    pub start: Time,
+    /// When the run ended.
+    pub end: Time,
+    /// The propagation round trip: link delays along the route there and back.
+    pub true_rtt: Time,
+    /// The slowest link rate on the route from the initiating end (bit/s).
+    pub true_capacity_bps: f64,
+    /// Data-direction packets dropped, all causes.
+    pub data_packets_dropped: u64,
+}
+
+/// One flow's protocol endpoints, as the engine drives them.
+pub trait Transport: Send {
+    /// The protocol's name as the scenario spells it ("tcp").
+    fn protocol(&self) -> &'static str;
+
+    /// Called once when the run begins, right after the flow's start has been scheduled:
+    /// schedule one-off events of the transport's own (timers with ids it chooses).
+    fn schedule(&mut self, _flow: u32, _events: &mut EventQueue) {}
+
+    /// The flow's start time has come: open the connection.
+    fn start(&mut self, ctx: &mut Ctx);
+
+    /// A packet of this flow reached the end it is addressed to (`p.dst`).
+    fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx);
+
+    /// A timer this transport scheduled is due (it may be stale: the transport decides).
+    fn on_timer(&mut self, timer: TimerId, ctx: &mut Ctx);
+
+    /// A packet of this flow was dropped (the ground truth only a simulator knows: loss
+    /// accounting, study counters). The engine has already counted it.
+    fn on_drop(&mut self, _p: &Packet, _cause: DropCause, _site: DropSite) {}
+
+    /// The transport's own results, once the run is over.
+    fn results(&mut self, facts: &FlowFacts) -> Detail;
+
+    /// The transport's time series, if it was asked to keep them.
+    fn take_trace(&mut self) -> Option<Box<dyn Series>>;
+}
+
+/// A transport's own results for one flow: serialised flat beside the engine's fields,
+/// and open to typed access from Rust (`as_any().downcast_ref`).
+pub trait FlowDetail: Any + Debug + Send + Sync {
+    /// The fields as a JSON object.
+    fn to_json(&self) -> serde_json::Map<String, serde_json::Value>;
+    /// For downcasting to the transport's own type.
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: serde::Serialize + Any + Debug + Send + Sync> FlowDetail for T {
+    fn to_json(&self) -> serde_json::Map<String, serde_json::Value> {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(m)) => m,
+            other => panic!("a transport's results must serialise to an object: {other:?}"),
+        }
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A shared handle on a transport's results.
+#[derive(Clone, Debug)]
+pub struct Detail(pub Arc<dyn FlowDetail>);
+
+impl Detail {
+    /// Wrap a transport's results.
+    pub fn new<T: FlowDetail>(d: T) -> Self {
+        Detail(Arc::new(d))
+    }
+
+    /// The results as the transport's own type, if they are of that type.
+    pub fn downcast<T: 'static>(&self) -> Option<&T> {
+        self.0.as_any().downcast_ref::<T>()
+    }
+}
+
+impl serde::Serialize for Detail {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.to_json().serialize(s)
+    }
+}
+
+/// A transport's time series: named columns of equal length.
+pub trait Series: Any + Debug + Send {
+    /// The columns, in order.
+    fn into_columns(self: Box<Self>) -> Vec<(&'static str, Vec<f64>)>;
+    /// For downcasting to the transport's own type.
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl dyn Series {
+    /// The series as the transport's own type, if it is of that type.
+    pub fn downcast<T: 'static>(&self) -> Option<&T> {
+        self.as_any().downcast_ref::<T>()
+    }
+}
