@@ -30,7 +30,7 @@ fn main() {
                 .result
                 .flows
                 .iter()
-                .map(|f| f.tcp().data_packets_delivered)
+                .map(|f| f.detail.tcp().data_packets_delivered)
                 .sum::<u64>();
             events = out.result.events;
         }

@@ -89,11 +89,16 @@ fn model_converges_to_the_true_bandwidth_and_propagation_delay() {
         (1e9, 5.0, 2000),
     ] {
         let (f, _, _) = run_one(path("bbr", rate, one_way, queue, 8.0, json!({})));
-        let m = f.tcp().cc_model.as_ref().expect("BBR reports its model");
+        let m = f
+            .detail
+            .tcp()
+            .cc_model
+            .as_ref()
+            .expect("BBR reports its model");
         let payload_rate = rate * MSS / WIRE;
         let bw_err = m.bandwidth_bps / payload_rate - 1.0;
         let rtt = m.min_rtt.unwrap();
-        let rtt_err = rtt / f.tcp().estimators.true_rtt - 1.0;
+        let rtt_err = rtt / f.detail.tcp().estimators.true_rtt - 1.0;
         assert!(
             bw_err.abs() < 0.02,
             "{rate} bps: BtlBw {:.0} vs {payload_rate:.0} ({:+.2} %)",
@@ -103,7 +108,7 @@ fn model_converges_to_the_true_bandwidth_and_propagation_delay() {
         assert!(
             (0.0..0.03).contains(&rtt_err),
             "{rate} bps: RTprop {rtt} vs {} ({:+.2} %)",
-            f.tcp().estimators.true_rtt,
+            f.detail.tcp().estimators.true_rtt,
             100.0 * rtt_err
         );
         assert_eq!(m.state, "probe_bw");
@@ -119,8 +124,8 @@ fn model_converges_to_the_true_bandwidth_and_propagation_delay() {
 #[test]
 fn modes_follow_their_pacing_gains() {
     let (f, tr, _) = run_one(path("bbr", 10e6, 20.0, 200, 6.0, json!({})));
-    let bw = f.tcp().cc_model.as_ref().unwrap().bandwidth_bps / 8.0;
-    let rtprop = f.tcp().cc_model.as_ref().unwrap().min_rtt.unwrap();
+    let bw = f.detail.tcp().cc_model.as_ref().unwrap().bandwidth_bps / 8.0;
+    let rtprop = f.detail.tcp().cc_model.as_ref().unwrap().min_rtt.unwrap();
     let peak = tr.pacing_rate.iter().fold(0.0f64, |m, &r| m.max(r)) / bw;
     assert!((peak / HIGH_GAIN - 1.0).abs() < 0.01, "Startup gain {peak}");
     assert!(
@@ -157,7 +162,7 @@ fn modes_follow_their_pacing_gains() {
 fn probe_bw_keeps_one_bdp_in_flight() {
     let (rate, one_way) = (10e6, 20.0);
     let (f, tr, out) = run_one(path("bbr", rate, one_way, 200, 10.0, json!({})));
-    let rtprop = f.tcp().cc_model.as_ref().unwrap().min_rtt.unwrap();
+    let rtprop = f.detail.tcp().cc_model.as_ref().unwrap().min_rtt.unwrap();
     let bdp = rate * MSS / WIRE / 8.0 * rtprop;
     let target = bdp + 6.0 * MSS;
     let flight = mean_between(&tr, &tr.flight, 2.0, 9.9);
@@ -202,7 +207,7 @@ fn probe_rtt_every_ten_seconds_for_200_ms() {
         s2 - e1 > 10.0 && s2 - e1 < 10.0 + 2.0 * rtt,
         "second ProbeRTT {s2} after {e1}"
     );
-    let m = f.tcp().cc_model.clone().unwrap();
+    let m = f.detail.tcp().cc_model.clone().unwrap();
     assert!(
         (m.min_rtt.unwrap() / rtt - 1.0).abs() < 1e-3,
         "{:?} vs {rtt}",
@@ -221,10 +226,10 @@ fn random_loss_does_not_shrink_the_model() {
     let util = out.result.links[0].utilisation;
     assert!(util > 0.9, "BBR utilisation {util} at 1 % loss");
     assert!(
-        bbr.tcp().goodput_bps > 2.0 * cubic.tcp().goodput_bps,
+        bbr.detail.tcp().goodput_bps > 2.0 * cubic.detail.tcp().goodput_bps,
         "BBR {} vs CUBIC {}",
-        bbr.tcp().goodput_bps,
-        cubic.tcp().goodput_bps
+        bbr.detail.tcp().goodput_bps,
+        cubic.detail.tcp().goodput_bps
     );
 }
 
@@ -235,9 +240,9 @@ fn random_loss_does_not_shrink_the_model() {
 fn recovery_conserves_packets_then_restores_cwnd() {
     let drop = json!({"drops": {"segments": [{"segment": 2000}]}});
     let (f, tr, out) = run_one(path("bbr", 10e6, 20.0, 200, 4.0, drop));
-    assert_eq!(f.tcp().fast_retransmits, 1);
-    assert_eq!(f.tcp().timeouts, 0);
-    assert_eq!(f.tcp().final_ssthresh, None);
+    assert_eq!(f.detail.tcp().fast_retransmits, 1);
+    assert_eq!(f.detail.tcp().timeouts, 0);
+    assert_eq!(f.detail.tcp().final_ssthresh, None);
     let pt = out.packet_trace.as_ref().unwrap();
     let rtx = rows(pt, |i| {
         pt.kind[i] == packet_event::SEND && pt.from_sender[i] == 1 && pt.tx[i] == 2

@@ -21,7 +21,7 @@ fn dumbbell(rate: &str, cross: bool, loss: Option<f64>, secs: u64) -> Value {
 }
 
 fn estimates(v: Value) -> Estimates {
-    run(v).result.flows[0].tcp().estimators.clone()
+    run(v).result.flows[0].detail.tcp().estimators.clone()
 }
 
 /// TCP-Probe's capacity within ±10 % from 1 Mbps to 1 Gbps, alone and with a competing

@@ -46,7 +46,7 @@ fn fall_floyd(recovery: &str, drops: usize) -> Outcome {
         "{recovery}/{drops}: only the forced drops may happen"
     );
     assert_eq!(flow.data_drops["script"], drops as u64);
-    assert_eq!(flow.tcp().bytes_delivered, 50_000);
+    assert_eq!(flow.detail.tcp().bytes_delivered, 50_000);
     Outcome { flow, rtx }
 }
 
@@ -54,7 +54,7 @@ fn fall_floyd(recovery: &str, drops: usize) -> Outcome {
 fn tahoe_goes_back_n_without_a_timeout() {
     for n in 1..=4 {
         let o = fall_floyd("tahoe", n);
-        assert_eq!(o.flow.tcp().timeouts, 0, "{n} drops");
+        assert_eq!(o.flow.detail.tcp().timeouts, 0, "{n} drops");
         if n >= 2 {
             // Go-back-N resends segments the receiver already has.
             assert!(o.rtx.len() > n, "{n} drops: {:?}", o.rtx);
@@ -65,10 +65,13 @@ fn tahoe_goes_back_n_without_a_timeout() {
 
 #[test]
 fn reno_recovers_one_drop_and_times_out_with_three_or_four() {
-    assert_eq!(fall_floyd("reno", 1).flow.tcp().timeouts, 0);
+    assert_eq!(fall_floyd("reno", 1).flow.detail.tcp().timeouts, 0);
     assert_eq!(fall_floyd("reno", 1).rtx.len(), 1);
     for n in 3..=4 {
-        assert!(fall_floyd("reno", n).flow.tcp().timeouts >= 1, "{n} drops");
+        assert!(
+            fall_floyd("reno", n).flow.detail.tcp().timeouts >= 1,
+            "{n} drops"
+        );
     }
 }
 
@@ -76,7 +79,7 @@ fn reno_recovers_one_drop_and_times_out_with_three_or_four() {
 fn newreno_repairs_one_hole_per_round_trip() {
     for n in 1..=4 {
         let o = fall_floyd("newreno", n);
-        assert_eq!(o.flow.tcp().timeouts, 0, "{n} drops");
+        assert_eq!(o.flow.detail.tcp().timeouts, 0, "{n} drops");
         let holes: Vec<u64> = o.rtx.iter().map(|r| r.1).collect();
         assert_eq!(holes, [16, 18, 20, 22][..n].to_vec());
         for w in o.rtx.windows(2) {
@@ -94,7 +97,7 @@ fn sack_variants_repair_all_holes_within_one_round_trip() {
     for variant in ["sack1", "rfc6675", "sackplus"] {
         for n in 1..=4 {
             let o = fall_floyd(variant, n);
-            assert_eq!(o.flow.tcp().timeouts, 0, "{variant}/{n}");
+            assert_eq!(o.flow.detail.tcp().timeouts, 0, "{variant}/{n}");
             let holes: Vec<u64> = o.rtx.iter().map(|r| r.1).collect();
             assert_eq!(
                 holes,
@@ -103,14 +106,14 @@ fn sack_variants_repair_all_holes_within_one_round_trip() {
             );
             let span = o.rtx.last().unwrap().0 - o.rtx[0].0;
             assert!(span < RTT, "{variant}/{n}: holes repaired over {span} s");
-            assert_eq!(o.flow.tcp().drops_recovered_fast, n as u64);
+            assert_eq!(o.flow.detail.tcp().drops_recovered_fast, n as u64);
         }
     }
 }
 
 #[test]
 fn with_four_drops_sack_finishes_first_and_reno_last() {
-    let t = |v: &str| fall_floyd(v, 4).flow.tcp().completion_time.unwrap();
+    let t = |v: &str| fall_floyd(v, 4).flow.detail.tcp().completion_time.unwrap();
     let (sack1, newreno, reno, tahoe) = (t("sack1"), t("newreno"), t("reno"), t("tahoe"));
     assert!(
         sack1 < newreno && newreno < tahoe && tahoe < reno,

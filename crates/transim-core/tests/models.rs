@@ -96,7 +96,7 @@ fn reno_throughput_follows_the_mathis_trend() {
     let mut logs = vec![];
     for (i, &p) in ps.iter().enumerate() {
         let out = run(mathis_path(p, 50, 10 + i as u64));
-        let f = out.result.flows[0].tcp();
+        let f = out.result.flows[0].detail.tcp();
         let rtt = 0.1;
         let model = 1460.0 * 8.0 / rtt * (1.5f64).sqrt() / p.sqrt();
         let ratio = f.goodput_bps / model;
@@ -117,9 +117,11 @@ fn reno_throughput_follows_the_mathis_trend() {
     assert!((-0.65..-0.4).contains(&slope), "exponent of p: {slope}");
     // 1/RTT: quadrupling the RTT at 1 % loss divides throughput by about four.
     let short = run(mathis_path(0.01, 25, 3)).result.flows[0]
+        .detail
         .tcp()
         .goodput_bps;
     let long = run(mathis_path(0.01, 100, 3)).result.flows[0]
+        .detail
         .tcp()
         .goodput_bps;
     let r = short / long;
@@ -210,7 +212,7 @@ fn every_packet_is_accounted_for() {
         assert!(inside < 1000, "{}: {inside}", l.name);
     }
     // The finite flow completed and delivered exactly its bytes.
-    let fin = out.result.flows[2].tcp();
+    let fin = out.result.flows[2].detail.tcp();
     assert_eq!(fin.bytes_delivered, 300_000);
     assert!(fin.completion_time.is_some());
 }

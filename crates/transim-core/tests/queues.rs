@@ -26,7 +26,7 @@ fn shares(v: Value) -> Vec<f64> {
         .result
         .flows
         .iter()
-        .map(|f| f.tcp().goodput_bps)
+        .map(|f| f.detail.tcp().goodput_bps)
         .collect();
     let total: f64 = g.iter().sum();
     g.iter().map(|x| x / total).collect()
@@ -85,12 +85,12 @@ fn ful_stops_ack_drops_at_the_uplink_buffer() {
     let standard = asymmetric(false, "droptail");
     let ful = asymmetric(true, "droptail");
     assert!(
-        standard.tcp().ack_drops_uplink > 100,
+        standard.detail.tcp().ack_drops_uplink > 100,
         "the scenario must overflow the uplink: {}",
-        standard.tcp().ack_drops_uplink
+        standard.detail.tcp().ack_drops_uplink
     );
     assert_eq!(
-        ful.tcp().ack_drops_uplink,
+        ful.detail.tcp().ack_drops_uplink,
         0,
         "with FUL no ACK is dropped at the uplink buffer"
     );
@@ -99,15 +99,19 @@ fn ful_stops_ack_drops_at_the_uplink_buffer() {
     let data: u64 = ful.data_drops.values().sum();
     assert_eq!(all, data, "no ACK (and so no FUL notification) was dropped");
     // Each notification froze the sender, except possibly the last, still queued at the end.
-    assert!(ful.tcp().ful_notifications > 0);
+    assert!(ful.detail.tcp().ful_notifications > 0);
     assert!(
-        ful.tcp().ful_notifications - ful.tcp().ful_freezes <= 1,
+        ful.detail.tcp().ful_notifications - ful.detail.tcp().ful_freezes <= 1,
         "{} vs {}",
-        ful.tcp().ful_notifications,
-        ful.tcp().ful_freezes
+        ful.detail.tcp().ful_notifications,
+        ful.detail.tcp().ful_freezes
     );
-    assert_eq!(ful.tcp().ful_safety_resumes, 0, "every FUL = 0 arrived");
-    assert!(ful.tcp().bytes_delivered > 0);
+    assert_eq!(
+        ful.detail.tcp().ful_safety_resumes,
+        0,
+        "every FUL = 0 arrived"
+    );
+    assert!(ful.detail.tcp().bytes_delivered > 0);
 }
 
 #[test]
@@ -116,9 +120,9 @@ fn ack_filtering_replaces_instead_of_dropping() {
     let af = asymmetric(false, "ack_filter");
     assert!(af.drops["filtered"] > 100, "{:?}", af.drops);
     assert!(
-        af.tcp().ack_drops_uplink < dt.tcp().ack_drops_uplink / 10,
+        af.detail.tcp().ack_drops_uplink < dt.detail.tcp().ack_drops_uplink / 10,
         "{} vs {}",
-        af.tcp().ack_drops_uplink,
-        dt.tcp().ack_drops_uplink
+        af.detail.tcp().ack_drops_uplink,
+        dt.detail.tcp().ack_drops_uplink
     );
 }

@@ -22,32 +22,38 @@ fn sack1_times_out_once_and_sackplus_never() {
     let sp = forced_drop("sackplus");
     let (a, b) = (&s1.result.flows[0], &sp.result.flows[0]);
     assert_eq!(
-        (a.tcp().timeouts, a.tcp().lost_retransmissions_detected),
+        (
+            a.detail.tcp().timeouts,
+            a.detail.tcp().lost_retransmissions_detected
+        ),
         (1, 0)
     );
     assert_eq!(
-        (b.tcp().timeouts, b.tcp().lost_retransmissions_detected),
+        (
+            b.detail.tcp().timeouts,
+            b.detail.tcp().lost_retransmissions_detected
+        ),
         (0, 1)
     );
     // Both lose the same two packets; SackPlus repairs both in recovery, Sack1 by the timeout.
     assert_eq!((a.data_packets_dropped, b.data_packets_dropped), (2, 2));
     assert_eq!(
         (
-            a.tcp().drops_recovered_fast,
-            a.tcp().drops_recovered_timeout
+            a.detail.tcp().drops_recovered_fast,
+            a.detail.tcp().drops_recovered_timeout
         ),
         (0, 2)
     );
     assert_eq!(
         (
-            b.tcp().drops_recovered_fast,
-            b.tcp().drops_recovered_timeout
+            b.detail.tcp().drops_recovered_fast,
+            b.detail.tcp().drops_recovered_timeout
         ),
         (2, 0)
     );
     let (ta, tb) = (
-        a.tcp().completion_time.unwrap(),
-        b.tcp().completion_time.unwrap(),
+        a.detail.tcp().completion_time.unwrap(),
+        b.detail.tcp().completion_time.unwrap(),
     );
     assert!(ta - tb > 0.5, "SackPlus {tb} s vs Sack1 {ta} s");
     // No second window reduction: SackPlus's ssthresh after recovery equals the one set at

@@ -26,7 +26,7 @@ fn switching_in_congestion_avoidance_keeps_cwnd_continuous() {
             json!({"kind": "bulk"}),
             12,
         ));
-        let f = out.result.flows[0].tcp();
+        let f = out.result.flows[0].detail.tcp();
         assert_eq!(f.cc, to);
         assert_eq!(f.switches, vec![(6.0, to.to_string())]);
         let tr = out.flow_traces[0].as_ref().unwrap().tcp();
@@ -73,7 +73,7 @@ fn switching_back_and_forth_loses_nothing() {
         json!({"kind": "finite", "bytes": "5MB"}),
         60,
     ));
-    let f = out.result.flows[0].tcp();
+    let f = out.result.flows[0].detail.tcp();
     assert_eq!(f.switches.len(), names.len());
     assert_eq!(f.bytes_delivered, 5_000_000);
     assert!(f.completion_time.is_some());
@@ -99,7 +99,7 @@ fn pacing_runs_exactly_while_bbr_is_in_charge() {
         let bbr = (2.0..5.0).contains(&t);
         assert_eq!(rate > 0.0, bbr, "row {i} at {t} s: pacing rate {rate}");
     }
-    let f = out.result.flows[0].tcp();
+    let f = out.result.flows[0].detail.tcp();
     assert_eq!(f.pacing_rate_bps, None);
     assert!(f.cc_model.is_none(), "CUBIC keeps no path model");
 }

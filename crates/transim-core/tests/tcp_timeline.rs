@@ -56,7 +56,7 @@ fn fast_retransmit_on_the_third_duplicate_ack() {
         (acks[3], 2),
         "retransmission at the third duplicate ACK"
     );
-    let f = out.result.flows[0].tcp();
+    let f = out.result.flows[0].detail.tcp();
     assert_eq!(
         (f.fast_retransmits, f.timeouts, f.retransmissions),
         (1, 0, 1)
@@ -114,7 +114,7 @@ fn newreno_retransmits_on_partial_ack_and_reno_does_not() {
         (partial[0], 2),
         "hole 2 resent at the first partial ACK"
     );
-    let f = out.result.flows[0].tcp();
+    let f = out.result.flows[0].detail.tcp();
     assert_eq!(
         (f.fast_retransmits, f.timeouts, f.retransmissions),
         (1, 0, 2)
@@ -129,12 +129,12 @@ fn newreno_retransmits_on_partial_ack_and_reno_does_not() {
     ));
     let r = &reno.result.flows[0];
     assert!(
-        r.tcp().fast_retransmits + r.tcp().timeouts >= 2,
+        r.detail.tcp().fast_retransmits + r.detail.tcp().timeouts >= 2,
         "Reno reacts twice: {} fast, {} RTO",
-        r.tcp().fast_retransmits,
-        r.tcp().timeouts
+        r.detail.tcp().fast_retransmits,
+        r.detail.tcp().timeouts
     );
-    assert!(r.tcp().completion_time.unwrap() > f.completion_time.unwrap());
+    assert!(r.detail.tcp().completion_time.unwrap() > f.completion_time.unwrap());
 }
 
 /// One-segment transfer whose first three transmissions are dropped: RTO (1 s minimum)
@@ -158,7 +158,7 @@ fn rto_backs_off_exponentially() {
     );
     let gaps: Vec<u64> = s.windows(2).map(|w| w[1].0 - w[0].0).collect();
     assert_eq!(gaps, vec![1000 * MS, 2000 * MS, 4000 * MS]);
-    let f = out.result.flows[0].tcp();
+    let f = out.result.flows[0].detail.tcp();
     assert_eq!((f.timeouts, f.retransmissions_timeout), (3, 3));
     assert!(f.completion_time.is_some());
 }
@@ -255,7 +255,7 @@ fn scripted_drop_by_packet_number() {
     let d = dropped[0];
     assert_eq!((pt.seq[d], pt.tx[d], pt.from_sender[d]), (1, 1, 1));
     assert_eq!(out.result.flows[0].data_drops["script"], 1);
-    assert_eq!(out.result.flows[0].tcp().bytes_delivered, 5000);
+    assert_eq!(out.result.flows[0].detail.tcp().bytes_delivered, 5000);
 }
 
 /// Karn's rule: the ACK that covers a retransmitted segment gives no RTT sample, so srtt is
@@ -295,7 +295,7 @@ fn first_segment_loss_is_fast_retransmitted_with_limited_transmit() {
             json!({"kind": "finite", "bytes": 20000}),
             fwd,
         ));
-        let f = out.result.flows[0].tcp();
+        let f = out.result.flows[0].detail.tcp();
         assert_eq!((f.fast_retransmits, f.timeouts), (1, 0), "{recovery}");
     }
 }

@@ -10,6 +10,7 @@ use crate::net::qdisc::{AckFilter, Drr, Sched};
 use crate::net::{Link, LossModel, ScriptedDrops};
 use crate::sim::rng::Rng;
 use crate::sim::Time;
+use crate::tcp::config::Packetization;
 use crate::tcp::connection::TcpConnection;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -504,6 +505,9 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         }
         let (s, d) = endpoints[i];
         let mut sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
+        if let (Some(sizes), Packetization::Write) = (&f.app.sizes, cfg.packetization) {
+            sender.write_in_pieces(sizes.iter().map(|x| x.0).collect());
+        }
         sender.seed_cc(Rng::stream(sc.seed, &format!("cc/{i}")));
         let receiver = TcpReceiver::new(cfg, i as u32, d, s);
         flows.push(Flow::new(

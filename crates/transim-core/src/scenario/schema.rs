@@ -271,6 +271,9 @@ pub struct FlowSpec {
     /// Explicit topologies: receiver node.
     #[serde(default)]
     pub dst: Option<String>,
+    /// Transport protocol (default TCP).
+    #[serde(default)]
+    pub protocol: Protocol,
     /// When the connection opens.
     #[serde(default)]
     pub start: Option<Duration>,
@@ -289,6 +292,15 @@ pub struct FlowSpec {
     /// Dumbbell: this flow's receiver access link.
     #[serde(default)]
     pub receiver_access: Option<LinkSpec>,
+}
+
+/// A flow's transport protocol.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// TCP, configured by `[tcp]` and the flow's own `tcp` table.
+    #[default]
+    Tcp,
 }
 
 /// "At this time, switch this flow's congestion control to that one."
@@ -388,6 +400,16 @@ pub enum NagleSpec {
     Rfc896,
     /// Minshall's variant (Linux).
     Minshall,
+}
+
+/// Packetization names.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PacketizationSpec {
+    /// Segment the buffered byte stream.
+    Stream,
+    /// Form segments at write time (Linux `tcp_sendmsg`).
+    Write,
 }
 
 /// NewReno partial-ACK timer rule names.
@@ -534,6 +556,10 @@ pub struct TcpSpec {
     /// "off", "rfc896", "minshall".
     #[serde(default)]
     pub nagle: Option<NagleSpec>,
+    /// How a `writes` application's data becomes segments: "write" (Linux: at write time,
+    /// appending only to an unsent tail segment) or "stream".
+    #[serde(default)]
+    pub packetization: Option<PacketizationSpec>,
     /// RFC 3042.
     #[serde(default)]
     pub limited_transmit: Option<bool>,
@@ -610,6 +636,7 @@ impl TcpSpec {
             delayed_ack_count,
             quickacks,
             nagle,
+            packetization,
             limited_transmit,
             pacing,
             partial_ack_timer,

@@ -82,6 +82,18 @@ pub enum Nagle {
     Minshall,
 }
 
+/// How the data of an application that writes in pieces becomes segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packetization {
+    /// Every write goes into the send buffer and the sender segments the byte stream
+    /// (ns-2, ns-3 and the RFCs' model).
+    Stream,
+    /// Linux `tcp_sendmsg`: each write appends to the tail segment only while it is unsent
+    /// and below the MSS, else starts a new segment, and the stack tries to send after each
+    /// write. A segment once sent keeps its size.
+    Write,
+}
+
 /// Loss-recovery variant (orthogonal to congestion control).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recovery {
@@ -179,6 +191,8 @@ pub struct TcpConfig {
     pub delayed_ack: DelayedAck,
     /// Nagle.
     pub nagle: Nagle,
+    /// How a `writes` application's data becomes segments.
+    pub packetization: Packetization,
     /// RFC 3042 Limited Transmit.
     pub limited_transmit: bool,
     /// Pace at Linux's default rate when congestion control sets none.

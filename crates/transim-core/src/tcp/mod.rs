@@ -13,6 +13,7 @@ pub mod rtt;
 pub mod sack;
 pub mod sender;
 pub mod trace;
+pub mod writes;
 
 pub use crate::transport::Ctx;
 

@@ -3,12 +3,11 @@
 
 use super::cc::CongestionControl;
 use super::connection::TcpConnection;
-use crate::results::FlowResult;
 use crate::sim::{secs, Time};
-use crate::transport::FlowFacts;
+use crate::transport::{Detail, FlowFacts};
 use serde::Serialize;
 
-/// TCP's results for one flow (beside the engine's fields in [`crate::results::FlowResult`]).
+/// TCP's results for one flow (flattened beside the engine's fields in the run's results).
 #[derive(Clone, Debug, Serialize)]
 pub struct TcpFlowResult {
     /// Profile.
@@ -139,12 +138,11 @@ fn rate(bytes: u64, t: f64) -> f64 {
     }
 }
 
-impl FlowResult {
-    /// TCP's results for this flow. Panics if the flow is not a TCP flow.
+impl Detail {
+    /// TCP's results for a flow (`flow_result.detail.tcp()`). Panics if the flow is not TCP.
     pub fn tcp(&self) -> &TcpFlowResult {
-        self.detail
-            .downcast::<TcpFlowResult>()
-            .unwrap_or_else(|| panic!("flow {:?} is a {} flow, not TCP", self.name, self.protocol))
+        self.downcast::<TcpFlowResult>()
+            .expect("the flow is not a TCP flow")
     }
 }
 

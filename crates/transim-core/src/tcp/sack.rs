@@ -263,8 +263,14 @@ impl TcpSender {
         }
     }
 
-    /// Send while the variant's pipe test allows.
+    /// Send while the variant's pipe test allows (after the application's writes, if it
+    /// writes in pieces).
+    #[inline]
     pub(crate) fn sack_send(&mut self, ctx: &mut Ctx) {
+        self.write_and_send(ctx, Self::sack_send_loop);
+    }
+
+    fn sack_send_loop(&mut self, ctx: &mut Ctx) {
         if self.ful.frozen {
             return;
         }

@@ -158,6 +158,9 @@ pub struct TcpSender {
     pace_timer: Timer,
     /// Random values handed to congestion control (seeded per flow by the scenario).
     pub(crate) cc_rng: Rng,
+    /// A `writes` application under write-time packetization (None: the application's
+    /// bytes are one buffered stream).
+    pub(crate) writes: Option<Box<super::writes::WriteApp>>,
 }
 
 impl TcpSender {
@@ -222,6 +225,7 @@ impl TcpSender {
             pace_next: 0,
             pace_timer: Timer::default(),
             cc_rng: Rng::stream(flow as u64, "cc"),
+            writes: None,
             cfg,
         }
     }
@@ -239,9 +243,20 @@ impl TcpSender {
         self.rtx.partition_point(|s| s.start < nxt) as u64
     }
 
+    /// Let the application write `sizes` in pieces, each packetized at write time (Linux's
+    /// `tcp_sendmsg`) rather than as one buffered stream. The pieces must sum to the
+    /// `app_bytes` the sender was made with.
+    pub fn write_in_pieces(&mut self, sizes: Vec<u64>) {
+        debug_assert_eq!(1 + sizes.iter().sum::<u64>(), self.app_end);
+        self.writes = Some(Box::new(super::writes::WriteApp::new(sizes)));
+    }
+
     /// One past the last byte the application has placed in the send buffer.
     #[inline]
     pub(crate) fn data_end(&self) -> u64 {
+        if let Some(w) = &self.writes {
+            return w.write_seq;
+        }
         match self.cfg.snd_buf {
             Some(b) => self.app_end.min(self.snd_una.max(1) + b),
             None => self.app_end,
@@ -450,7 +465,10 @@ impl TcpSender {
     pub(crate) fn next_new_segment(&self) -> Option<(u64, u64, bool)> {
         let mss = self.win.mss as u64;
         let data_end = self.data_end();
-        let len = data_end.saturating_sub(self.snd_max).min(mss);
+        let len = match &self.writes {
+            Some(w) => w.next_len(self.snd_max),
+            None => data_end.saturating_sub(self.snd_max).min(mss),
+        };
         let fin = self.finite && self.snd_max + len == self.app_end && data_end == self.app_end;
         if len == 0 && (!fin || self.snd_max > self.app_end) {
             return None;
@@ -466,7 +484,34 @@ impl TcpSender {
     }
 
     /// Send as much as the windows, Nagle and the application allow.
+    #[inline]
     pub fn try_send(&mut self, ctx: &mut Ctx) {
+        self.write_and_send(ctx, Self::send_loop);
+    }
+
+    /// With write-time packetization, the application first writes what the send buffer
+    /// accepts, and the stack runs `send` after each write (Linux: `tcp_sendmsg` pushes);
+    /// otherwise (or when it has nothing to write) `send` runs once.
+    #[inline]
+    pub(crate) fn write_and_send(&mut self, ctx: &mut Ctx, send: fn(&mut Self, &mut Ctx)) {
+        let mut wrote = false;
+        if self.state == SenderState::Established {
+            let (una, buf, mss) = (self.snd_una, self.cfg.snd_buf, self.win.mss as u64);
+            while let Some(w) = self.writes.as_mut() {
+                if !w.write_next(una, buf, mss) {
+                    break;
+                }
+                wrote = true;
+                send(self, ctx);
+            }
+        }
+        if !wrote {
+            send(self, ctx);
+        }
+    }
+
+    /// Send as much as the windows, Nagle and the data written allow.
+    fn send_loop(&mut self, ctx: &mut Ctx) {
         if self.state != SenderState::Established || self.ful.frozen {
             return;
         }
@@ -548,6 +593,9 @@ impl TcpSender {
             self.pace_next = self.pace_next.max(ctx.now) + gap;
         }
         let (index, tx) = if start >= self.snd_max {
+            if let Some(w) = self.writes.as_mut() {
+                w.sent(start, start + len);
+            }
             let index = self.next_index;
             self.next_index += 1;
             let paired = self.last_new == (ctx.now, start);
