@@ -47,9 +47,9 @@ pub struct Flow {
     /// Packets that reached their destination endpoint.
     pub delivered: u64,
     /// Drops by cause, both directions.
-    pub drops: [u64; 4],
+    pub drops: [u64; DropCause::COUNT],
     /// Drops of data-direction packets by cause.
-    pub data_drops: [u64; 4],
+    pub data_drops: [u64; DropCause::COUNT],
 }
 
 impl Flow {
@@ -69,8 +69,8 @@ impl Flow {
             dst,
             injected: 0,
             delivered: 0,
-            drops: [0; 4],
-            data_drops: [0; 4],
+            drops: [0; DropCause::COUNT],
+            data_drops: [0; DropCause::COUNT],
         }
     }
 }
@@ -305,4 +305,5 @@ fn record(tr: &mut PacketTrace, now: Time, kind: u8, p: &Packet, link: i32, caus
     tr.tx.push(h.tx);
     tr.link.push(link);
     tr.cause.push(cause);
+    tr.wire.push(p.wire);
 }

@@ -15,6 +15,7 @@ pub mod estimate;
 pub mod net;
 pub mod results;
 pub mod scenario;
+pub mod sctp;
 pub mod sim;
 pub mod tcp;
 pub mod trace;

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 /// Drops by cause.
 pub type Drops = BTreeMap<&'static str, u64>;
 
-fn drops(a: &[u64; 4]) -> Drops {
+fn drops(a: &[u64; DropCause::COUNT]) -> Drops {
     DropCause::ALL
         .iter()
         .map(|c| (c.name(), a[c.index()]))
@@ -22,7 +22,7 @@ fn drops(a: &[u64; 4]) -> Drops {
 }
 
 /// Summary of one flow: the engine's books, and the transport's own results beside them
-/// (flattened into the same JSON object; typed access through e.g. `FlowResult::tcp`).
+/// (flattened into the same JSON object; typed access through `detail`, e.g. `detail.tcp()`).
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowResult {
     /// Name.

@@ -79,6 +79,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>
             pd.set_item("tx", p.tx.into_pyarray(py))?;
             pd.set_item("link", p.link.into_pyarray(py))?;
             pd.set_item("cause", p.cause.into_pyarray(py))?;
+            pd.set_item("wire", p.wire.into_pyarray(py))?;
             d.set_item("packet_trace", pd)?;
         }
         None => d.set_item("packet_trace", py.None())?,

@@ -43,7 +43,7 @@ pub struct LinkStats {
     /// Bytes that reached the far end intact.
     pub bytes_out: u64,
     /// Drops by cause (indexed by [`DropCause::index`]).
-    pub drops: [u64; 4],
+    pub drops: [u64; DropCause::COUNT],
     /// Total serialisation time of accepted packets (ns).
     pub busy_ns: u64,
     /// Integral of the waiting-queue length over time (packet·ns).
@@ -83,6 +83,9 @@ pub struct Link {
     pub loss: LossModel,
     /// Scripted drops.
     pub script: ScriptedDrops,
+    /// Intervals [from, to) during which the link is down: a packet whose transmission
+    /// starts then is lost ([`DropCause::LinkDown`]).
+    pub down: Vec<(Time, Time)>,
     /// The random stream of this link's loss model.
     rng: Rng,
     /// Accepted packets in order of arrival at the far end.
@@ -130,6 +133,7 @@ impl Link {
             limit,
             loss,
             script,
+            down: Vec::new(),
             rng,
             line: VecDeque::new(),
             waiting: VecDeque::new(),
@@ -279,6 +283,7 @@ impl Link {
         }
         self.decide_loss(&mut p);
         let start = if busy { self.busy_until } else { now };
+        self.check_down(start, &mut p);
         let end = start + self.serialise(size);
         self.busy_until = end;
         self.stats.busy_ns += end - start;
@@ -298,7 +303,19 @@ impl Link {
         self.line.push_back(InFlight { arrive, packet: p });
     }
 
-    fn start_transmission(&mut self, now: Time, p: Packet, events: &mut EventQueue) {
+    /// Mark a packet lost if the link is down when its transmission starts.
+    #[inline(always)]
+    fn check_down(&self, start: Time, p: &mut Packet) {
+        if !self.down.is_empty()
+            && p.lost.is_none()
+            && self.down.iter().any(|&(a, b)| a <= start && start < b)
+        {
+            p.lost = Some(DropCause::LinkDown);
+        }
+    }
+
+    fn start_transmission(&mut self, now: Time, mut p: Packet, events: &mut EventQueue) {
+        self.check_down(now, &mut p);
         let t = self.serialise(p.wire + self.overhead);
         self.busy_until = now + t;
         self.stats.busy_ns += t;

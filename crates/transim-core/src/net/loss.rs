@@ -15,15 +15,21 @@ pub enum DropCause {
     Script,
     /// Removed from a queue by ACK filtering (a newer ACK of the same flow replaced it).
     Filtered,
+    /// Its transmission started while the link was down (a scheduled failure).
+    LinkDown,
 }
 
 impl DropCause {
+    /// Number of causes.
+    pub const COUNT: usize = 5;
+
     /// All causes, in reporting order.
-    pub const ALL: [DropCause; 4] = [
+    pub const ALL: [DropCause; Self::COUNT] = [
         DropCause::Queue,
         DropCause::LossModel,
         DropCause::Script,
         DropCause::Filtered,
+        DropCause::LinkDown,
     ];
 
     /// Name used in results.
@@ -33,6 +39,7 @@ impl DropCause {
             DropCause::LossModel => "loss_model",
             DropCause::Script => "script",
             DropCause::Filtered => "filtered",
+            DropCause::LinkDown => "link_down",
         }
     }
 

@@ -7,7 +7,7 @@ pub mod loss;
 pub mod packet;
 pub mod qdisc;
 
-pub use header::{DatagramHeader, Header, SackBlocks, TcpHeader};
+pub use header::{DatagramHeader, Header, SackBlocks, SctpHeader, TcpHeader};
 pub use link::{Link, LinkStats, QueueLimit};
 pub use loss::{DropCause, LossModel, ScriptedDrops};
 pub use packet::Packet;

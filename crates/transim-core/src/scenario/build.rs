@@ -2,7 +2,6 @@
 //! flows. Every semantic error names the field path.
 
 use super::error::ScenarioError;
-use super::profiles::resolve;
 use super::schema::*;
 use super::units::QueueLimit;
 use crate::engine::{Flow, Simulation, NO_ROUTE};
@@ -10,11 +9,6 @@ use crate::net::qdisc::{AckFilter, Drr, Sched};
 use crate::net::{Link, LossModel, ScriptedDrops};
 use crate::sim::rng::Rng;
 use crate::sim::Time;
-use crate::tcp::config::Packetization;
-use crate::tcp::connection::TcpConnection;
-use crate::tcp::receiver::TcpReceiver;
-use crate::tcp::sender::TcpSender;
-use crate::tcp::timers;
 use std::collections::VecDeque;
 
 /// Deserialize a scenario from a JSON value (Python hands over its parsed TOML this way).
@@ -41,12 +35,12 @@ struct DirParams {
 
 /// Nodes and link directions being assembled.
 #[derive(Default)]
-struct Net {
-    names: Vec<String>,
-    links: Vec<Link>,
-    link_names: Vec<String>,
+pub(super) struct Net {
+    pub(super) names: Vec<String>,
+    pub(super) links: Vec<Link>,
+    pub(super) link_names: Vec<String>,
     /// Per node, outgoing (link id, neighbour).
-    out: Vec<Vec<(u32, u32)>>,
+    pub(super) out: Vec<Vec<(u32, u32)>>,
 }
 
 impl Net {
@@ -56,7 +50,7 @@ impl Net {
         (self.names.len() - 1) as u32
     }
 
-    fn find(&self, name: &str) -> Option<u32> {
+    pub(super) fn find(&self, name: &str) -> Option<u32> {
         self.names.iter().position(|n| n == name).map(|i| i as u32)
     }
 
@@ -94,6 +88,22 @@ impl Net {
         )?;
         self.add_direction(a, b, fwd, seed);
         self.add_direction(b, a, rev, seed);
+        if let Some(down) = &spec.down {
+            let mut spans = Vec::with_capacity(down.len());
+            for (k, d) in down.iter().enumerate() {
+                let to = d.to.map_or(Time::MAX, |t| t.0);
+                if to <= d.from.0 {
+                    return Err(ScenarioError::new(
+                        format!("{path}.down[{k}].to"),
+                        "is not after `from`; a failure lasts a positive time",
+                    ));
+                }
+                spans.push((d.from.0, to));
+            }
+            let n = self.links.len();
+            self.links[n - 2].down = spans.clone();
+            self.links[n - 1].down = spans;
+        }
         Ok(())
     }
 }
@@ -263,17 +273,22 @@ fn default_access(bottleneck: &LinkSpec) -> LinkSpec {
         queue: Some(QueueLimit::Packets(1000)),
         qdisc: None,
         overhead: None,
+        down: None,
         forward: None,
         reverse: None,
     }
 }
 
-fn require<'a, T>(v: &'a Option<T>, path: &str, why: &str) -> Result<&'a T, ScenarioError> {
+pub(super) fn require<'a, T>(
+    v: &'a Option<T>,
+    path: &str,
+    why: &str,
+) -> Result<&'a T, ScenarioError> {
     v.as_ref()
         .ok_or_else(|| ScenarioError::new(path, format!("is required {why}")))
 }
 
-fn forbid<T>(v: &Option<T>, path: &str, why: &str) -> Result<(), ScenarioError> {
+pub(super) fn forbid<T>(v: &Option<T>, path: &str, why: &str) -> Result<(), ScenarioError> {
     match v {
         Some(_) => Err(ScenarioError::new(path, format!("is not allowed {why}"))),
         None => Ok(()),
@@ -454,68 +469,16 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     }
     let mut flows: Vec<Flow> = Vec::with_capacity(n);
     for (i, f) in sc.flows.iter().enumerate() {
-        let (spec, path) = match &f.tcp {
-            Some(t) => (t.over(&sc.tcp), format!("flows[{i}].tcp")),
-            None => (sc.tcp.clone(), "tcp".to_string()),
+        let transport = match f.protocol {
+            Protocol::Tcp => super::build_tcp::connection(sc, i, endpoints[i], &net, &routes)?,
+            Protocol::Sctp => super::build_sctp::association(sc, i, endpoints[i], &net, &routes)?,
         };
-        let cfg = resolve(&spec, &path)?;
-        if let Some(ful) = cfg.ful {
-            let (s, d) = endpoints[i];
-            let up = &net.links[routes[d as usize][s as usize] as usize];
-            if ful.high.is_none() && up.limit_packets().is_none() {
-                return Err(ScenarioError::new(
-                    format!("{path}.ful_high"),
-                    format!("is required: the receiver's uplink queue ({}) is limited in bytes, so FUL needs a high-water mark in packets", net.link_names[up.id as usize]),
-                ));
-            }
-        }
-        let app_bytes = app_bytes(&f.app, &format!("flows[{i}].app"))?;
-        let mut switches = Vec::new();
-        for (k, sw) in f.switch.iter().flatten().enumerate() {
-            let p = format!("flows[{i}].switch[{k}]");
-            let kind = crate::tcp::cc::CcKind::from_name(&sw.cc).ok_or_else(|| {
-                let names: Vec<_> = crate::tcp::cc::CcKind::ALL
-                    .iter()
-                    .map(|(n, _)| format!("\"{n}\""))
-                    .collect();
-                ScenarioError::new(
-                    format!("{p}.cc"),
-                    format!("got {:?}; expected one of {}", sw.cc, names.join(", ")),
-                )
-            })?;
-            if let Some(&(prev, _)) = switches.last() {
-                if sw.at.0 < prev {
-                    return Err(ScenarioError::new(
-                        format!("{p}.at"),
-                        "is earlier than the switch before it; list switches in time order",
-                    ));
-                }
-            }
-            switches.push((sw.at.0, kind));
-        }
-        let most = (u16::MAX - timers::SWITCH) as usize;
-        if switches.len() > most {
-            return Err(ScenarioError::new(
-                format!("flows[{i}].switch"),
-                format!(
-                    "has {} switches; at most {most} are allowed",
-                    switches.len()
-                ),
-            ));
-        }
-        let (s, d) = endpoints[i];
-        let mut sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
-        if let (Some(sizes), Packetization::Write) = (&f.app.sizes, cfg.packetization) {
-            sender.write_in_pieces(sizes.iter().map(|x| x.0).collect());
-        }
-        sender.seed_cc(Rng::stream(sc.seed, &format!("cc/{i}")));
-        let receiver = TcpReceiver::new(cfg, i as u32, d, s);
         flows.push(Flow::new(
             f.name.clone().unwrap_or_else(|| format!("flow{i}")),
             f.start.map(|x| x.0).unwrap_or(0),
-            s,
-            d,
-            Box::new(TcpConnection::new(i as u32, sender, receiver, switches)),
+            endpoints[i].0,
+            endpoints[i].1,
+            transport,
         ));
     }
     Ok(Simulation::new(
@@ -527,68 +490,6 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         flows,
         sc.trace.packets,
     ))
-}
-
-fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, ScenarioError> {
-    match app.kind {
-        AppKind::Bulk => {
-            forbid(
-                &app.bytes,
-                &format!("{path}.bytes"),
-                "for a bulk application",
-            )?;
-            forbid(
-                &app.sizes,
-                &format!("{path}.sizes"),
-                "for a bulk application",
-            )?;
-            Ok(None)
-        }
-        AppKind::Finite => {
-            forbid(
-                &app.sizes,
-                &format!("{path}.sizes"),
-                "for a finite application (use kind = \"writes\")",
-            )?;
-            let b = require(
-                &app.bytes,
-                &format!("{path}.bytes"),
-                "for a finite application",
-            )?;
-            if b.0 == 0 {
-                return Err(ScenarioError::new(
-                    format!("{path}.bytes"),
-                    "got 0; expected at least one byte",
-                ));
-            }
-            Ok(Some(b.0))
-        }
-        AppKind::Writes => {
-            forbid(
-                &app.bytes,
-                &format!("{path}.bytes"),
-                "for a writes application (the sizes say how much)",
-            )?;
-            let sizes = require(
-                &app.sizes,
-                &format!("{path}.sizes"),
-                "for a writes application",
-            )?;
-            if sizes.is_empty() {
-                return Err(ScenarioError::new(
-                    format!("{path}.sizes"),
-                    "is empty; expected at least one write",
-                ));
-            }
-            if let Some(i) = sizes.iter().position(|s| s.0 == 0) {
-                return Err(ScenarioError::new(
-                    format!("{path}.sizes[{i}]"),
-                    "got 0; expected a write of at least one byte",
-                ));
-            }
-            Ok(Some(sizes.iter().map(|s| s.0).sum()))
-        }
-    }
 }
 
 /// For every (node, destination), the first outgoing link on a shortest-hop path
@@ -629,7 +530,7 @@ fn shortest_hop_routes(net: &Net) -> Vec<Vec<u32>> {
     routes
 }
 
-fn check_path(net: &Net, routes: &[Vec<u32>], from: u32, to: u32) -> Result<(), String> {
+pub(super) fn check_path(net: &Net, routes: &[Vec<u32>], from: u32, to: u32) -> Result<(), String> {
     let mut at = from;
     for _ in 0..=net.names.len() {
         if at == to {

@@ -1,10 +1,14 @@
 //! Scenarios: the schema (serde, unknown fields rejected), units, profiles, and the builder
 //! that validates a scenario and turns it into a runnable [`crate::engine::Simulation`].
 
+mod apps;
 pub mod build;
+mod build_sctp;
+mod build_tcp;
 pub mod error;
 pub mod profiles;
 pub mod schema;
+pub mod schema_sctp;
 pub mod units;
 
 pub use build::{build, parse};

@@ -2,6 +2,7 @@
 //! rejects unknown keys. Variant choices are plain `kind`/`model` strings rather than tagged
 //! enums so that every error keeps its full field path.
 
+pub use super::schema_sctp::*;
 use super::units::{Duration, Probability, QueueLimit, Rate, Size};
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
@@ -29,6 +30,9 @@ pub struct Scenario {
     /// TCP options shared by every flow (a flow's own `tcp` table overrides them).
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// SCTP options shared by every SCTP flow (a flow's own `sctp` table overrides them).
+    #[serde(default)]
+    pub sctp: SctpSpec,
     /// Nodes and links.
     pub topology: TopologySpec,
     /// Connections.
@@ -111,6 +115,9 @@ pub struct LinkSpec {
     /// Framing bytes added to every packet for serialisation (default 0).
     #[serde(default)]
     pub overhead: Option<Size>,
+    /// Failures of both directions (packets whose transmission starts while down are lost).
+    #[serde(default)]
+    pub down: Option<Vec<DownSpec>>,
     /// Overrides for the forward direction.
     #[serde(default)]
     pub forward: Option<DirectionSpec>,
@@ -241,6 +248,10 @@ pub enum AppKind {
     Finite,
     /// Issues writes of the given `sizes` in order (as the send buffer allows), then closes.
     Writes,
+    /// Study 1's server: `count` files of `size` bytes, written round-robin in pieces of at
+    /// most `piece` bytes (piece 1 of each file, then piece 2, …). SCTP puts file k on
+    /// stream k, one message per piece; TCP writes the pieces into its one stream.
+    Files,
 }
 
 /// The application driving a flow.
@@ -256,6 +267,15 @@ pub struct AppSpec {
     /// Writes: sizes of the writes, in order.
     #[serde(default)]
     pub sizes: Option<Vec<Size>>,
+    /// Files: how many.
+    #[serde(default)]
+    pub count: Option<u32>,
+    /// Files: bytes each.
+    #[serde(default)]
+    pub size: Option<Size>,
+    /// Files: largest piece per write (default 1460).
+    #[serde(default)]
+    pub piece: Option<Size>,
 }
 
 /// One connection.
@@ -283,6 +303,12 @@ pub struct FlowSpec {
     /// TCP options for this flow only.
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
+    /// SCTP options for this flow only.
+    #[serde(default)]
+    pub sctp: Option<SctpSpec>,
+    /// SCTP multi-homing: further (src, dst) address pairs after the primary (src, dst).
+    #[serde(default)]
+    pub paths: Option<Vec<PathSpec>>,
     /// Mid-session changes of congestion control, in time order.
     #[serde(default)]
     pub switch: Option<Vec<SwitchSpec>>,
@@ -301,6 +327,8 @@ pub enum Protocol {
     /// TCP, configured by `[tcp]` and the flow's own `tcp` table.
     #[default]
     Tcp,
+    /// SCTP, configured by `[sctp]` and the flow's own `sctp` table.
+    Sctp,
 }
 
 /// "At this time, switch this flow's congestion control to that one."

@@ -9,7 +9,7 @@ pub mod ful;
 pub mod rate;
 pub mod receiver;
 pub mod results;
-pub mod rtt;
+pub use crate::transport::rtt;
 pub mod sack;
 pub mod sender;
 pub mod trace;

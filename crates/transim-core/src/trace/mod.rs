@@ -35,4 +35,6 @@ pub struct PacketTrace {
     pub link: Vec<i32>,
     /// Drop cause index (-1 when not a drop).
     pub cause: Vec<i8>,
+    /// Bytes on the wire at the IP layer.
+    pub wire: Vec<u32>,
 }

@@ -4,9 +4,11 @@
 //! handle here.
 
 pub mod datagram;
+pub mod sctp;
 pub mod tcp;
 
 pub use datagram::DatagramHeader;
+pub use sctp::SctpHeader;
 pub use tcp::{SackBlocks, TcpHeader};
 
 /// The transport header of a packet.
@@ -16,6 +18,8 @@ pub enum Header {
     Tcp(TcpHeader),
     /// A datagram of an unreliable transport.
     Datagram(DatagramHeader),
+    /// An SCTP packet (its chunks are in the association's store).
+    Sctp(SctpHeader),
 }
 
 impl Default for Header {
@@ -55,6 +59,12 @@ impl Header {
                 len: h.len,
                 tx: 1,
             },
+            Header::Sctp(h) => TraceFields {
+                seq: h.first_tsn as u64,
+                ack: h.cum_ack as u64,
+                len: h.data_bytes,
+                tx: h.tx,
+            },
         }
     }
 
@@ -66,6 +76,8 @@ impl Header {
             Header::Tcp(h) if h.seg_index != 0 => Some((h.seg_index, h.tx_count)),
             Header::Tcp(_) => None,
             Header::Datagram(h) => Some((h.seq.saturating_add(1).min(u32::MAX as u64) as u32, 1)),
+            Header::Sctp(h) if h.first_tsn != 0 => Some((h.first_tsn, h.tx)),
+            Header::Sctp(_) => None,
         }
     }
 }

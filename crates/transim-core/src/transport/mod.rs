@@ -17,6 +17,8 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
+pub mod rtt;
+
 pub use crate::sim::events::TimerId;
 
 /// The network as endpoints may look at it: link directions and routes (read only).

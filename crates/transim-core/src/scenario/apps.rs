@@ -1,0 +1,173 @@
+//! The application of a flow: validation, and what it writes.
+
+use super::build::{forbid, require};
+use super::error::ScenarioError;
+use super::schema::*;
+use crate::sctp::sender::Message;
+
+/// Fields each kind may not have: (field present, its name).
+fn only(app: &AppSpec, path: &str, kind: &str, allowed: &[&str]) -> Result<(), ScenarioError> {
+    let fields = [
+        ("bytes", app.bytes.is_some()),
+        ("sizes", app.sizes.is_some()),
+        ("count", app.count.is_some()),
+        ("size", app.size.is_some()),
+        ("piece", app.piece.is_some()),
+    ];
+    for (name, set) in fields {
+        if set && !allowed.contains(&name) {
+            let unit: Option<()> = Some(());
+            forbid(
+                &unit,
+                &format!("{path}.{name}"),
+                &format!("for a {kind} application"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn positive(v: u64, path: &str, what: &str) -> Result<u64, ScenarioError> {
+    if v == 0 {
+        return Err(ScenarioError::new(path, format!("got 0; expected {what}")));
+    }
+    Ok(v)
+}
+
+/// Bytes a finite application writes in all (None: bulk). Validates the table.
+pub(super) fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, ScenarioError> {
+    match app.kind {
+        AppKind::Bulk => {
+            only(app, path, "bulk", &[])?;
+            Ok(None)
+        }
+        AppKind::Finite => {
+            only(app, path, "finite", &["bytes"])?;
+            let b = require(
+                &app.bytes,
+                &format!("{path}.bytes"),
+                "for a finite application",
+            )?;
+            positive(b.0, &format!("{path}.bytes"), "at least one byte").map(Some)
+        }
+        AppKind::Writes => {
+            only(app, path, "writes", &["sizes"])?;
+            let sizes = require(
+                &app.sizes,
+                &format!("{path}.sizes"),
+                "for a writes application",
+            )?;
+            if sizes.is_empty() {
+                return Err(ScenarioError::new(
+                    format!("{path}.sizes"),
+                    "is empty; expected at least one write",
+                ));
+            }
+            let mut total = 0u64;
+            for (i, s) in sizes.iter().enumerate() {
+                let p = format!("{path}.sizes[{i}]");
+                total = total
+                    .checked_add(positive(s.0, &p, "a write of at least one byte")?)
+                    .ok_or_else(|| ScenarioError::new(p, "makes the total overflow"))?;
+            }
+            Ok(Some(total))
+        }
+        AppKind::Files => {
+            only(app, path, "files", &["count", "size", "piece"])?;
+            let count = *require(
+                &app.count,
+                &format!("{path}.count"),
+                "for a files application",
+            )?;
+            positive(count as u64, &format!("{path}.count"), "at least one file")?;
+            if count > u16::MAX as u32 {
+                return Err(ScenarioError::new(
+                    format!("{path}.count"),
+                    format!(
+                        "got {count}; expected at most {} files (one SCTP stream each)",
+                        u16::MAX
+                    ),
+                ));
+            }
+            let size = require(
+                &app.size,
+                &format!("{path}.size"),
+                "for a files application",
+            )?;
+            positive(
+                size.0,
+                &format!("{path}.size"),
+                "a file of at least one byte",
+            )?;
+            positive(
+                piece(app),
+                &format!("{path}.piece"),
+                "a piece of at least one byte",
+            )?;
+            (count as u64)
+                .checked_mul(size.0)
+                .map(Some)
+                .ok_or_else(|| ScenarioError::new(format!("{path}.size"), "times count overflows"))
+        }
+    }
+}
+
+fn piece(app: &AppSpec) -> u64 {
+    app.piece.map_or(1460, |p| p.0)
+}
+
+/// A files application's writes in order: (file, bytes), piece 1 of every file, then
+/// piece 2, … (round-robin).
+fn file_pieces(app: &AppSpec) -> Vec<(u16, u64)> {
+    let (count, size, piece) = (
+        app.count.unwrap_or(1),
+        app.size.map_or(0, |s| s.0),
+        piece(app),
+    );
+    let rounds = size.div_ceil(piece);
+    let mut out = Vec::with_capacity((rounds * count as u64) as usize);
+    for r in 0..rounds {
+        for f in 0..count {
+            out.push((f as u16, piece.min(size - r * piece)));
+        }
+    }
+    out
+}
+
+/// The writes of an application that writes in pieces (writes, files), in order.
+pub(super) fn pieces(app: &AppSpec) -> Option<Vec<u64>> {
+    match app.kind {
+        AppKind::Writes => Some(app.sizes.as_ref()?.iter().map(|s| s.0).collect()),
+        AppKind::Files => Some(file_pieces(app).into_iter().map(|p| p.1).collect()),
+        _ => None,
+    }
+}
+
+/// An SCTP sender's messages: one per write (files: file k on stream k), finite data in
+/// messages of `frag` bytes, or (bulk) endless `frag`-byte messages (the second value).
+pub(super) fn sctp_messages(app: &AppSpec, frag: u32) -> (Vec<Message>, Option<u32>) {
+    let msg = |stream: u16, len: u64| Message {
+        stream,
+        len: len.min(u32::MAX as u64) as u32,
+    };
+    match app.kind {
+        AppKind::Bulk => (vec![], Some(frag)),
+        AppKind::Finite => {
+            let total = app.bytes.map_or(0, |b| b.0);
+            let f = frag as u64;
+            let n = total.div_ceil(f);
+            ((0..n).map(|k| msg(0, f.min(total - k * f))).collect(), None)
+        }
+        AppKind::Writes => (
+            app.sizes.iter().flatten().map(|s| msg(0, s.0)).collect(),
+            None,
+        ),
+        AppKind::Files => (
+            file_pieces(app)
+                .into_iter()
+                .map(|(f, b)| msg(f, b))
+                .collect(),
+            None,
+        ),
+    }
+}

@@ -1,0 +1,158 @@
+//! Build an SCTP flow's association from its scenario tables.
+
+use super::apps::{app_bytes, sctp_messages};
+use super::build::{check_path, forbid, Net};
+use super::error::ScenarioError;
+use super::schema::*;
+use crate::sctp::association::SctpAssociation;
+use crate::sctp::config::{SctpConfig, StreamScheduler};
+use crate::sctp::path::Path;
+use crate::sctp::receiver::SctpReceiver;
+use crate::sctp::sender::SctpSender;
+use crate::sctp::timers::MAX_PATHS;
+use crate::sim::{MILLISECOND, SECOND};
+use crate::transport::Transport;
+
+/// Resolve the merged SCTP table of one flow; `path` names where its fields came from.
+pub fn resolve_sctp(spec: &SctpSpec, path: &str) -> Result<SctpConfig, ScenarioError> {
+    let mtu = spec.mtu.unwrap_or(1500);
+    if !(100..=65_535).contains(&mtu) {
+        return Err(ScenarioError::new(
+            format!("{path}.mtu"),
+            format!("got {mtu}; expected 100 to 65535 bytes"),
+        ));
+    }
+    let at_least_one = |v: Option<u32>, name: &str, default: u32| {
+        let v = v.unwrap_or(default);
+        if v == 0 {
+            Err(ScenarioError::new(
+                format!("{path}.{name}"),
+                "got 0; expected at least 1",
+            ))
+        } else {
+            Ok(v)
+        }
+    };
+    let positive_time = |v: Option<super::units::Duration>, name: &str, default| {
+        let v = v.map_or(default, |d| d.0);
+        if v == 0 {
+            Err(ScenarioError::new(
+                format!("{path}.{name}"),
+                "got 0s; expected a positive duration",
+            ))
+        } else {
+            Ok(v)
+        }
+    };
+    let rto_min = positive_time(spec.rto_min, "rto_min", SECOND)?;
+    let rto_max = positive_time(spec.rto_max, "rto_max", 60 * SECOND)?;
+    let rto_initial = positive_time(spec.rto_initial, "rto_initial", 3 * SECOND)?;
+    if rto_min > rto_max {
+        return Err(ScenarioError::new(
+            format!("{path}.rto_min"),
+            "is larger than rto_max",
+        ));
+    }
+    let initial_cwnd = spec
+        .initial_cwnd
+        .map_or(SctpConfig::rfc4960_initial_cwnd(mtu), |s| s.0);
+    if initial_cwnd == 0 {
+        return Err(ScenarioError::new(
+            format!("{path}.initial_cwnd"),
+            "got 0; expected at least one byte",
+        ));
+    }
+    let rcv_buf = spec.rcv_buf.map_or(128 * 1024, |s| s.0);
+    if rcv_buf < mtu as u64 {
+        return Err(ScenarioError::new(
+            format!("{path}.rcv_buf"),
+            format!("got {rcv_buf} bytes; expected at least one MTU ({mtu})"),
+        ));
+    }
+    Ok(SctpConfig {
+        mtu,
+        frag_point: mtu - 48,
+        initial_cwnd,
+        rcv_buf,
+        outstanding_with_headers: spec.outstanding == Some(OutstandingSpec::Chunks),
+        sack_freq: at_least_one(spec.sack_freq, "sack_freq", 2)?,
+        sack_delay: positive_time(spec.sack_delay, "sack_delay", 200 * MILLISECOND)?,
+        rto_initial: rto_initial.clamp(rto_min, rto_max),
+        rto_min,
+        rto_max,
+        max_burst: at_least_one(spec.max_burst, "max_burst", 4)?,
+        fast_rtx_threshold: at_least_one(spec.fast_rtx_threshold, "fast_rtx_threshold", 3)?,
+        scheduler: match spec.scheduler.unwrap_or(SchedulerSpec::RoundRobin) {
+            SchedulerSpec::RoundRobin => StreamScheduler::RoundRobin,
+            SchedulerSpec::Fcfs => StreamScheduler::Fcfs,
+        },
+        unordered: spec.unordered.unwrap_or(false),
+        path_max_retrans: spec.path_max_retrans.unwrap_or(5),
+        assoc_max_retrans: spec.assoc_max_retrans.unwrap_or(10),
+        hb_interval: positive_time(spec.hb_interval, "hb_interval", 30 * SECOND)?,
+        heartbeats: spec.heartbeats.unwrap_or(true),
+    })
+}
+
+/// The association of flow `i` between nodes `(s, d)` (its primary path).
+pub(super) fn association(
+    sc: &Scenario,
+    i: usize,
+    (s, d): (u32, u32),
+    net: &Net,
+    routes: &[Vec<u32>],
+) -> Result<Box<dyn Transport>, ScenarioError> {
+    let f = &sc.flows[i];
+    let why = "for an SCTP flow (protocol = \"sctp\")";
+    forbid(&f.tcp, &format!("flows[{i}].tcp"), why)?;
+    forbid(&f.switch, &format!("flows[{i}].switch"), why)?;
+    let (spec, path) = match &f.sctp {
+        Some(t) => (t.over(&sc.sctp), format!("flows[{i}].sctp")),
+        None => (sc.sctp.clone(), "sctp".to_string()),
+    };
+    let cfg = resolve_sctp(&spec, &path)?;
+    app_bytes(&f.app, &format!("flows[{i}].app"))?;
+    let (messages, bulk) = sctp_messages(&f.app, cfg.frag_point);
+    let mut pairs = vec![(s, d)];
+    for (k, p) in f.paths.iter().flatten().enumerate() {
+        let at = format!("flows[{i}].paths[{k}]");
+        if sc.topology.kind == TopologyKind::Dumbbell {
+            return Err(ScenarioError::new(
+                at,
+                "is not allowed in a dumbbell topology (name the nodes in an explicit one)",
+            ));
+        }
+        let mut ends = [0u32; 2];
+        for (j, (name, field)) in [(&p.src, "src"), (&p.dst, "dst")].into_iter().enumerate() {
+            ends[j] = net.find(name).ok_or_else(|| {
+                ScenarioError::new(
+                    format!("{at}.{field}"),
+                    format!("got {name:?}; expected a node name"),
+                )
+            })?;
+        }
+        for (a, b) in [(ends[0], ends[1]), (ends[1], ends[0])] {
+            check_path(net, routes, a, b).map_err(|m| ScenarioError::new(&at, m))?;
+        }
+        pairs.push((ends[0], ends[1]));
+    }
+    if pairs.len() > MAX_PATHS {
+        return Err(ScenarioError::new(
+            format!("flows[{i}].paths"),
+            format!(
+                "has {} paths; at most {} are allowed",
+                pairs.len() - 1,
+                MAX_PATHS - 1
+            ),
+        ));
+    }
+    let names = pairs
+        .iter()
+        .map(|&(a, b)| (net.names[a as usize].clone(), net.names[b as usize].clone()))
+        .collect();
+    let paths = pairs.iter().map(|&(a, b)| Path::new(a, b, &cfg)).collect();
+    let trace = sc.trace.flows;
+    let sender = SctpSender::new(cfg.clone(), i as u32, paths, &messages, bulk, trace);
+    let receiver = SctpReceiver::new(cfg, i as u32, trace);
+    Ok(Box::new(SctpAssociation::new(sender, receiver, names)))
+}

@@ -1,0 +1,68 @@
+//! SCTP's resolved configuration (from the scenario's `[sctp]` table and a flow's own).
+
+use crate::sim::Time;
+
+/// Order in which the sender serves its streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamScheduler {
+    /// One message from each stream with data in turn (ns-2, INET, lksctp's default).
+    RoundRobin,
+    /// Messages in the order the application wrote them.
+    Fcfs,
+}
+
+/// An association's parameters.
+#[derive(Clone, Debug)]
+pub struct SctpConfig {
+    /// Path MTU (bytes at the IP layer).
+    pub mtu: u32,
+    /// Largest user data per DATA chunk: MTU − IP 20 − common header 12 − DATA header 16.
+    pub frag_point: u32,
+    /// Initial cwnd (bytes).
+    pub initial_cwnd: u64,
+    /// Receive buffer: the advertised receiver window when the application reads at once.
+    pub rcv_buf: u64,
+    /// Count the 16-byte DATA chunk header in the bytes outstanding (ns-2) or not (lksctp,
+    /// INET).
+    pub outstanding_with_headers: bool,
+    /// SACK every this many packets with DATA.
+    pub sack_freq: u32,
+    /// Delayed-SACK timer.
+    pub sack_delay: Time,
+    /// RTO.Initial, RTO.Min, RTO.Max.
+    pub rto_initial: Time,
+    /// RTO.Min.
+    pub rto_min: Time,
+    /// RTO.Max.
+    pub rto_max: Time,
+    /// Max.Burst (packets): cwnd is clamped to flight + Max.Burst·MTU before sending.
+    pub max_burst: u32,
+    /// Missing reports that trigger a fast retransmission.
+    pub fast_rtx_threshold: u32,
+    /// Stream scheduler.
+    pub scheduler: StreamScheduler,
+    /// Send every message unordered.
+    pub unordered: bool,
+    /// Path.Max.Retrans: errors beyond which a destination is inactive.
+    pub path_max_retrans: u32,
+    /// Association.Max.Retrans: errors beyond which the association is aborted.
+    pub assoc_max_retrans: u32,
+    /// HB.interval.
+    pub hb_interval: Time,
+    /// Send heartbeats to idle destinations.
+    pub heartbeats: bool,
+}
+
+impl SctpConfig {
+    /// RFC 4960 / RFC 9260 initial cwnd: min(4·MTU, max(2·MTU, 4380)).
+    pub fn rfc4960_initial_cwnd(mtu: u32) -> u64 {
+        let m = mtu as u64;
+        (4 * m).min((2 * m).max(4380))
+    }
+
+    /// Bytes a DATA chunk of `len` user bytes adds to the outstanding count.
+    #[inline]
+    pub fn counted(&self, len: u32) -> u64 {
+        len as u64 + if self.outstanding_with_headers { 16 } else { 0 }
+    }
+}

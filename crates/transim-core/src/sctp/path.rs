@@ -1,0 +1,79 @@
+//! One destination of a (possibly multi-homed) association, as its sender sees it: the
+//! address pair, its congestion state (RFC 9260 §7: cwnd, ssthresh, partial_bytes_acked and
+//! flight size are per destination), its RTT and RTO, its T3-rtx and heartbeat timers, and
+//! its error counter (§8.2: inactive once the errors exceed Path.Max.Retrans).
+
+use super::config::SctpConfig;
+use crate::sim::timer::Timer;
+use crate::sim::Time;
+use crate::transport::rtt::RttEstimator;
+
+/// A destination transport address with its state.
+#[derive(Clone, Debug)]
+pub struct Path {
+    /// Local node (the source address).
+    pub src: u32,
+    /// Peer node (the destination address).
+    pub dst: u32,
+    /// Congestion window (bytes).
+    pub cwnd: u64,
+    /// Slow-start threshold (bytes).
+    pub ssthresh: u64,
+    /// partial_bytes_acked (congestion avoidance).
+    pub pba: u64,
+    /// Bytes outstanding on this destination.
+    pub flight: u64,
+    /// RTT estimator and RTO (RFC 9260 §6.3: the TCP formulas, RTO.Min 1 s).
+    pub rtt: RttEstimator,
+    /// T3-rtx timer.
+    pub t3: Timer,
+    /// Heartbeat timer.
+    pub hb: Timer,
+    /// A heartbeat is unanswered.
+    pub hb_pending: bool,
+    /// Consecutive errors (timeouts, unanswered heartbeats).
+    pub errors: u32,
+    /// Reachable, as far as the sender knows.
+    pub active: bool,
+    /// Last time DATA was sent here.
+    pub last_sent: Time,
+    /// The one RTT measurement in progress: (TSN, send time).
+    pub probe: Option<(u64, Time)>,
+    /// Fast recovery: the highest TSN outstanding when it began.
+    pub recovery_exit: Option<u64>,
+    /// Packets sent here.
+    pub packets: u64,
+    /// User-data bytes sent here (retransmissions included).
+    pub data_bytes: u64,
+}
+
+impl Path {
+    /// A fresh destination.
+    pub fn new(src: u32, dst: u32, cfg: &SctpConfig) -> Self {
+        Path {
+            src,
+            dst,
+            cwnd: cfg.initial_cwnd,
+            ssthresh: cfg.rcv_buf.max(cfg.initial_cwnd),
+            pba: 0,
+            flight: 0,
+            rtt: RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max, 1),
+            t3: Timer::default(),
+            hb: Timer::default(),
+            hb_pending: false,
+            errors: 0,
+            active: true,
+            last_sent: 0,
+            probe: None,
+            recovery_exit: None,
+            packets: 0,
+            data_bytes: 0,
+        }
+    }
+
+    /// RFC 9260 §7.2.3 / §7.2.4: the reduction on loss, ssthresh = max(cwnd/2, 4·MTU).
+    pub fn halve(&mut self, mtu: u64) {
+        self.ssthresh = (self.cwnd / 2).max(4 * mtu);
+        self.pba = 0;
+    }
+}
