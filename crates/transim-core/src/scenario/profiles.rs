@@ -79,9 +79,17 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             format!("got {timeout} ns; expected more than 0 and at most 500ms (RFC 1122)"),
         ));
     }
+    // Linux (tcp_incr_quickack) acknowledges rcv_wnd / (2·MSS) segments at once, 2 to 16,
+    // with the receive window as it is when data starts: tcp_select_initial_window in 2.6.x
+    // opens it at 4·MSS (3 above 1460 bytes, 2 above 4380), so 2 quick ACKs.
+    let initial_rcv_wnd = rcv_buf.min(match mss {
+        0..=1460 => 4,
+        1461..=4380 => 3,
+        _ => 2,
+    } * mss as u64);
     let quickacks = spec
         .quickacks
-        .unwrap_or_else(|| (rcv_buf / (2 * mss as u64)).clamp(2, 16) as u32);
+        .unwrap_or_else(|| (initial_rcv_wnd / (2 * mss as u64)).clamp(2, 16) as u32);
     let delayed_ack = match policy {
         DelayedAckSpec::Off => DelayedAck::Off,
         DelayedAckSpec::On => DelayedAck::Every { count, timeout },
