@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
-import tomllib
 import transim
 
 SMALL = """

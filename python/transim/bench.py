@@ -17,9 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .data import resource
 from .format import fmt_rate
 
-BENCH_DIR = Path(__file__).resolve().parents[2] / "benches"
+BENCH_DIR = resource("benches")
 
 # ns-3 NewReno figures: goodput (bit/s), data packets delivered, wall time (s).
 NS3 = {

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from . import __version__, run
 from .scenario import ScenarioError, validate
+from .studies import STUDIES
 
 
 def _scenario_stem(path: str) -> str:
@@ -59,9 +60,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .studies import ful, sackplus
+    from .studies import ful, sackplus, sctp
 
-    module = {"sackplus": sackplus, "ful": ful}[args.study]
+    module = {"sctp": sctp, "sackplus": sackplus, "ful": ful}[args.study]
     out = Path(args.out) if args.out else Path("out") / args.study
     text = module.reproduce(out, args.scale, args.jobs)
     print(text)
@@ -124,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("reproduce", help="reproduce a published study (tables and figures)")
-    rp.add_argument("study", choices=["sackplus", "ful"], help="which study")
+    rp.add_argument("study", choices=list(STUDIES), help="which study")
     rp.add_argument(
         "--scale",
         choices=["quick", "paper"],

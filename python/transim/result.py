@@ -66,7 +66,7 @@ class Result:
             "",
         ]
         head = (
-            f"{'flow':<10} {'cc':<9} {'recovery':<8} {'goodput':>11} {'completion':>10} "
+            f"{'flow':<10} {'protocol':<18} {'goodput':>11} {'completion':>10} "
             f"{'sent':>8} {'rtx':>6} {'fast':>5} {'RTOs':>5} {'drops':>6} {'srtt':>9}"
         )
         lines += [head, "-" * len(head)]
@@ -74,10 +74,36 @@ class Result:
             done = fmt_time(f["completion_time"]) if f["completion_time"] is not None else "-"
             drops = sum(f["data_drops"].values())
             lines.append(
-                f"{f['name']:<10} {f['cc']:<9} {f['recovery']:<8} {fmt_rate(f['goodput_bps']):>11} "
-                f"{done:>10} {f['data_segments_sent']:>8} {f['retransmissions']:>6} "
+                f"{f['name']:<10} {_variant(f):<18} {fmt_rate(f['goodput_bps']):>11} "
+                f"{done:>10} {_data_sent(f):>8} {f['retransmissions']:>6} "
                 f"{f['fast_retransmits']:>5} {f['timeouts']:>5} {drops:>6} {fmt_time(f['srtt']):>9}"
             )
+        sctp = [f for f in self.flows if f.get("protocol") == "sctp"]
+        if sctp:
+            lines.append("")
+            head = (
+                f"{'flow':<10} {'path / stream':<18} {'state':>8} {'cwnd':>8} {'srtt':>9} "
+                f"{'bytes':>10} {'first':>10} {'last':>10}"
+            )
+            lines += ["SCTP destinations and streams", head, "-" * len(head)]
+            for f in sctp:
+                for k, p in enumerate(f["paths"]):
+                    srtt = fmt_time(p["srtt"]) if p["srtt"] is not None else "-"
+                    state = "active" if p["active"] else "down"
+                    lines.append(
+                        f"{f['name']:<10} {f'{k}: ' + p['src'] + '->' + p['dst']:<18} "
+                        f"{state:>8} {p['cwnd']:>8} {srtt:>9} {p['data_bytes']:>10}"
+                    )
+                for st in f["streams"]:
+                    first, last = st["first_delivery"], st["last_delivery"]
+                    lines.append(
+                        f"{f['name']:<10} {'stream ' + str(st['sid']):<18} {'':>8} {'':>8} "
+                        f"{'':>9} {st['bytes']:>10} "
+                        f"{fmt_time(first) if first is not None else '-':>10} "
+                        f"{fmt_time(last) if last is not None else '-':>10}"
+                    )
+                for t, a, b in f["failovers"]:
+                    lines.append(f"{f['name']:<10} failover from path {a} to {b} at {t:.3f} s")
         models = [f for f in self.flows if f.get("cc_model")]
         if models:
             lines.append("")
@@ -128,7 +154,8 @@ class Result:
             p = out / name
             with p.open("w", newline="", encoding="utf-8") as fh:
                 flat = [_flatten(r) for r in rows]
-                w = csv.DictWriter(fh, fieldnames=list(flat[0].keys()))
+                names = list(dict.fromkeys(k for r in flat for k in r))
+                w = csv.DictWriter(fh, fieldnames=names, restval="")
                 w.writeheader()
                 w.writerows(flat)
             written.append(p)
@@ -142,6 +169,18 @@ class Result:
             np.savez_compressed(p, **self.packet_trace)
             written.append(p)
         return written
+
+
+def _variant(f: dict[str, Any]) -> str:
+    """What a flow runs: TCP's congestion control and recovery, SCTP's streams."""
+    if f.get("protocol") == "sctp":
+        return f"sctp, {len(f['streams'])} streams"
+    return f"{f['cc']}/{f['recovery']}"
+
+
+def _data_sent(f: dict[str, Any]) -> int:
+    """Data packets (TCP segments) or DATA chunks (SCTP) sent."""
+    return f["data_chunks_sent"] if f.get("protocol") == "sctp" else f["data_segments_sent"]
 
 
 def _flatten(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:

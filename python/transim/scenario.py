@@ -9,11 +9,10 @@ from __future__ import annotations
 import copy
 import json
 import re
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from . import _core
 

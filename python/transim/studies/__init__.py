@@ -1,6 +1,7 @@
 """Reproductions of published studies, one module each."""
 
 STUDIES = {
+    "sctp": "Study 1: SCTP vs TCP transfer time in the initial slow start",
     "sackplus": "Study 4: SackPlus, lost retransmissions in SACK recovery",
     "ful": "Study 5: the FUL bit against uplink ACK-buffer overflow",
 }

@@ -17,20 +17,21 @@ The paper does not give the delays and buffer sizes; the scenario files state ou
 from __future__ import annotations
 
 import copy
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import matplotlib
-import tomllib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .. import run  # noqa: E402
+from ..data import resource  # noqa: E402
 from .runner import Job, RunStore, run_jobs  # noqa: E402
 
-SCENARIOS = Path(__file__).resolve().parents[3] / "scenarios" / "studies" / "ful"
+SCENARIOS = resource("scenarios", "studies", "ful")
 PAPER_SINGLE = {"128kbps": (1828.57, 1952.0), "64kbps": (944.0, 1069.71)}  # kb/s: standard, FUL
 PAPER_MULTI = {"gain": 14.57, "ack_drop": (5.24, 0.05), "sent34": ((596, 205), (600, 517))}
 

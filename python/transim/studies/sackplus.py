@@ -14,22 +14,23 @@ from __future__ import annotations
 
 import math
 import statistics
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import matplotlib
-import tomllib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from ..data import resource  # noqa: E402
 from ..result import Result  # noqa: E402
 from ..stats import welch_t_test  # noqa: E402
 from .runner import Job, RunStore, run_jobs  # noqa: E402
 
-SCENARIOS = Path(__file__).resolve().parents[3] / "scenarios" / "studies" / "sackplus"
+SCENARIOS = resource("scenarios", "studies", "sackplus")
 VARIANTS = ("sack1", "sackplus")
 
 # Table 1 of the paper: p → (Sack1 N_TO, N_D, N_R, SackPlus N_TO, N_D, N_R), 10^6 packets.
