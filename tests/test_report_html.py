@@ -1,0 +1,90 @@
+"""The main job's report: one self-contained HTML page, checked in a real browser (headless
+Chromium driven by Playwright): every section present, every figure decoded, no console
+error, nothing fetched from the network."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import transim_cli
+
+SECTIONS = (
+    "Study 1: SCTP vs TCP transfer time in the initial slow start",
+    "Study 4: SackPlus — lost retransmissions in SACK recovery",
+    "Study 5: the FUL bit against uplink ACK-buffer overflow",
+    "Two flows through one bottleneck",
+    "Tahoe, Reno and NewReno with three drops from one window",
+    "Bursty loss on a wireless hop",
+    "ACK congestion on an asymmetric access link",
+    "Every congestion control on one path",
+    "Linux 2.6 slow start with small writes",
+)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    p = transim_cli("report", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    return out
+
+
+def test_markdown_and_raw_results_are_written(report: Path) -> None:
+    text = (report / "report.md").read_text()
+    assert f"Sections finished: {len(SECTIONS)} of {len(SECTIONS)}" in text
+    for img in ("dumbbell/cwnd.png", "study1-sctp/transfer_times.png"):
+        assert (report / img).stat().st_size > 1000
+    for study in ("study1-sctp", "study4-sackplus", "study5-ful"):
+        findings = json.loads((report / study / "findings.json").read_text())
+        assert findings and all(
+            f["status"] in ("reproduced", "partly", "not reproduced") for f in findings
+        )
+
+
+def test_html_is_self_contained(report: Path) -> None:
+    html = (report / "report.html").read_text()
+    assert "http://" not in html and "https://" not in html.replace("https://doi", "")
+    assert "<script" not in html
+    assert html.count('src="data:image/png;base64,') >= 10
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "chromium is not installed (scripts/test.sh installs it)"
+    return path
+
+
+def test_report_renders_in_a_browser(report: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 2000})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on(
+            "request",
+            lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None,
+        )
+        page.goto((report / "report.html").as_uri())
+        page.wait_for_load_state("load")
+        titles = page.eval_on_selector_all("section h2", "hs => hs.map(h => h.textContent)")
+        images = page.eval_on_selector_all(
+            "img", "is => is.map(i => [i.alt, i.complete, i.naturalWidth])"
+        )
+        statuses = page.eval_on_selector_all(
+            "table.summary .status", "ss => ss.map(s => s.textContent)"
+        )
+        page.screenshot(path=str(report / "screenshot.png"), full_page=False)
+        browser.close()
+    assert titles == list(SECTIONS)
+    assert len(images) >= 10
+    assert all(ok and width > 0 for _, ok, width in images), images
+    assert errors == [] and requests == []
+    assert {"reproduced", "partly"} <= set(statuses)
+    assert (report / "screenshot.png").stat().st_size > 10_000
