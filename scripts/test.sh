@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Set up (if needed) and run every check: Rust format, lints and tests; Python lints and tests.
+# Set up (if needed) and run every check: Rust format, lints and tests; Python lints and
+# tests, including the report in a real browser (Chromium), pcap decoding by tshark and the
+# wheel installed into a fresh virtual environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
 
+bash scripts/system-packages.sh chromium tshark
 bash scripts/setup.sh
+VPY=.venv/bin/python
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
@@ -13,6 +16,6 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== cargo test (release: the statistical tests simulate many packets)"
 cargo test --workspace --release --quiet
 echo "== ruff"
-"$PY" -m ruff check python tests
+"$VPY" -m ruff check python tests
 echo "== pytest"
-"$PY" -m pytest -q tests
+"$VPY" -m pytest -q tests

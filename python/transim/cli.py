@@ -70,6 +70,24 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_examples(args: argparse.Namespace) -> int:
+    import shutil
+
+    from .data import examples, resource
+
+    if args.copy:
+        dest = Path(args.copy)
+        shutil.copytree(resource("scenarios"), dest, dirs_exist_ok=True)
+        print(
+            f"copied the example and study scenarios into {dest}/ (try: transim run "
+            f"{dest}/dumbbell.toml)"
+        )
+        return 0
+    for path in examples():
+        print(path)
+    return 0
+
+
 def cmd_estimators(args: argparse.Namespace) -> int:
     from .estimators import main as estimators_main
 
@@ -135,6 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", help="output directory (default: out/<study>)")
     rp.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
     rp.set_defaults(func=cmd_reproduce)
+
+    ex = sub.add_parser("examples", help="list the example scenarios shipped with transim")
+    ex.add_argument("--copy", metavar="DIR", help="copy them (and the study scenarios) into DIR")
+    ex.set_defaults(func=cmd_examples)
 
     es = sub.add_parser("estimators", help="accuracy of the path estimators over a grid of paths")
     es.add_argument("--jobs", type=int, default=2, help="parallel runs")

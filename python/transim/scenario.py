@@ -40,7 +40,11 @@ def load(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
     ):
         path = Path(scenario)
         if not path.is_file():
-            raise ScenarioError(f"no such scenario file: {path}", source=str(path))
+            raise ScenarioError(
+                f"no such scenario file: {path} (`transim examples` lists the scenarios that "
+                "come with transim; `transim examples --copy DIR` copies them)",
+                source=str(path),
+            )
         try:
             text, source = path.read_text(encoding="utf-8"), str(path)
         except (OSError, UnicodeDecodeError) as e:

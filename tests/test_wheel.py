@@ -1,0 +1,75 @@
+"""The package as a user installs it: the wheel built by maturin, installed into a fresh
+virtual environment, its commands run from a directory outside the checkout (so nothing can
+come from the source tree)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sh(*cmd: str | Path, cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    p = subprocess.run(
+        [str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
+    )
+    assert p.returncode == 0, f"{cmd} failed:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
+    return p
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(bin directory of the fresh venv, a working directory outside the checkout)."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    dist = tmp / "dist"
+    sh(sys.executable, "-m", "maturin", "build", "--release", "--quiet", "-o", dist, cwd=ROOT)
+    wheels = list(dist.glob("transim-*.whl"))
+    assert len(wheels) == 1, wheels
+    venv = tmp / "venv"
+    sh(sys.executable, "-m", "venv", venv, cwd=tmp)
+    sh(venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheels[0], cwd=tmp)
+    work = tmp / "work"
+    work.mkdir()
+    return venv / "bin", work
+
+
+def test_the_wheel_carries_its_data(installed: tuple[Path, Path]) -> None:
+    bin_, work = installed
+    p = sh(bin_ / "python", "-c", "import transim, sys; print(transim.__file__)", cwd=work)
+    assert str(ROOT) not in p.stdout, "imported from the checkout, not the wheel"
+    p = sh(bin_ / "transim", "examples", cwd=work)
+    assert "dumbbell.toml" in p.stdout and str(ROOT) not in p.stdout
+
+
+def test_bench_runs_from_the_wheel(installed: tuple[Path, Path]) -> None:
+    bin_, work = installed
+    p = sh(bin_ / "transim", "bench", "--repeat", "1", cwd=work)
+    assert "B3" in p.stdout
+
+
+@pytest.mark.parametrize(
+    "study,args",
+    [("sackplus", ["--scale", "quick"]), ("ful", []), ("sctp", ["--scale", "quick"])],
+)
+def test_studies_run_from_the_wheel(
+    installed: tuple[Path, Path], study: str, args: list[str]
+) -> None:
+    bin_, work = installed
+    sh(bin_ / "transim", "reproduce", study, *args, "--out", work / study, cwd=work)
+    assert (work / study / "report.md").stat().st_size > 1000
+    assert (work / study / "findings.json").exists()
+
+
+def test_report_and_an_example_run_from_the_wheel(installed: tuple[Path, Path]) -> None:
+    bin_, work = installed
+    sh(bin_ / "transim", "examples", "--copy", work / "scenarios", cwd=work)
+    sh(bin_ / "transim", "run", "scenarios/dumbbell.toml", "-q", "--out", work / "db", cwd=work)
+    sh(bin_ / "transim", "report", "--out", work / "report", cwd=work)
+    html = (work / "report" / "report.html").read_text()
+    assert "Study 1: SCTP vs TCP" in html and "data:image/png;base64," in html
