@@ -11,6 +11,7 @@ A scenario is a dict, a path to a TOML file, or TOML text. Errors in it raise
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from . import _core
 from .result import Result
@@ -26,14 +27,23 @@ def run(
     seed: int | None = None,
     trace_flows: bool | None = None,
     trace_packets: bool | None = None,
+    pcap: str | Path | None = None,
+    pcap_links: list[str] | None = None,
 ) -> Result:
     """Run a scenario and return its :class:`Result`.
 
     ``overrides`` are ``key.path=value`` assignments (as ``--set`` on the command line);
     ``seed`` replaces the scenario's seed; ``trace_flows``/``trace_packets`` switch on the
-    per-flow time series and the per-packet event log.
+    per-flow time series and the per-packet event log; ``pcap`` writes a capture file per
+    link direction (``pcap_links``: only these, by name such as ``"r1->r2"``) into that
+    folder.
     """
     doc, source = prepare(scenario, overrides, seed)
+    if pcap is not None:
+        spec: dict[str, object] = {"dir": str(pcap)}
+        if pcap_links:
+            spec["links"] = list(pcap_links)
+        doc.setdefault("trace", {})["pcap"] = spec
     if trace_flows is not None or trace_packets is not None:
         tr = doc.setdefault("trace", {})
         if trace_flows is not None:
@@ -45,6 +55,8 @@ def run(
     except _core.ScenarioError as e:
         message, path, detail = e.args
         raise ScenarioError(message, path=path, detail=detail, source=source) from None
+    except OSError as e:
+        raise ScenarioError(str(e), path="trace.pcap.dir", source=source) from None
     return Result(json.loads(raw["result"]), raw["flow_traces"], raw["packet_trace"], doc)
 
 

@@ -24,6 +24,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         trace_flows=True if plot or args.trace else None,
         trace_packets=True if plot or args.trace else None,
+        pcap=args.pcap,
+        pcap_links=args.pcap_links.split(",") if args.pcap_links else None,
     )
     if not args.quiet:
         print(result.table())
@@ -38,6 +40,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             written.append(plot_sequence(result, out / f"sequence_flow{i}.{fmt}", flow=i))
     if not args.quiet:
         print(f"\nwrote {len(written)} files to {out}/: " + ", ".join(p.name for p in written))
+        if args.pcap:
+            print(f"packet captures in {args.pcap}/ (one .pcap per link direction)")
     return 0
 
 
@@ -127,6 +131,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="also draw cwnd and sequence plots (png by default)",
     )
     r.add_argument("--trace", action="store_true", help="save per-flow and per-packet traces")
+    r.add_argument(
+        "--pcap",
+        metavar="DIR",
+        help="write a pcap file per link direction into DIR (Wireshark opens them)",
+    )
+    r.add_argument(
+        "--pcap-links",
+        metavar="A->B,...",
+        help="capture only these link directions (default: all)",
+    )
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     r.set_defaults(func=cmd_run)
 

@@ -4,9 +4,11 @@
 //! The engine knows no protocol: each flow's endpoints are a [`Transport`], and the engine
 //! keeps only the books every protocol shares (packets injected, delivered, dropped by cause).
 
+use crate::net::Header;
 use crate::net::{DropCause, Link, Packet};
 use crate::sim::events::{Event, EventQueue};
 use crate::sim::Time;
+use crate::trace::pcap::{node_ip, PcapSet};
 use crate::trace::{packet_event, PacketTrace};
 use crate::transport::{Ctx, DropSite, NetView, Transport};
 
@@ -108,6 +110,11 @@ pub struct Simulation {
     pub flows: Vec<Flow>,
     /// Optional per-packet event log.
     pub packet_trace: Option<PacketTrace>,
+    /// Packet captures to write: the folder and which link directions.
+    pub pcap_request: Option<(std::path::PathBuf, Vec<bool>)>,
+    /// Packet capture files, while the run writes them.
+    pcap: Option<Box<PcapSet>>,
+    pcap_error: Option<String>,
     out: Vec<Packet>,
     dropped: Vec<(Packet, DropCause)>,
     next_uid: u64,
@@ -134,6 +141,9 @@ impl Simulation {
             link_names,
             flows,
             packet_trace: trace_packets.then(PacketTrace::default),
+            pcap_request: None,
+            pcap: None,
+            pcap_error: None,
             out: Vec::with_capacity(64),
             dropped: Vec::with_capacity(8),
             next_uid: 0,
@@ -142,7 +152,19 @@ impl Simulation {
 
     /// Run to the end time (or until nothing is left to do). Returns the packet totals, or
     /// an error if conservation does not hold.
-    pub fn run(&mut self) -> Result<Conservation, String> {
+    pub fn run(&mut self) -> Result<Conservation, crate::Error> {
+        if let Some((dir, chosen)) = self.pcap_request.clone() {
+            let set = PcapSet::create(&dir, &self.link_names, &chosen).map_err(|e| {
+                crate::Error::Output(format!(
+                    "cannot write packet captures into {}: {e}",
+                    dir.display()
+                ))
+            })?;
+            for (l, &on) in self.links.iter_mut().zip(&chosen) {
+                l.tap = on;
+            }
+            self.pcap = Some(Box::new(set));
+        }
         for (i, f) in self.flows.iter_mut().enumerate() {
             self.events.push(f.start, Event::FlowStart(i as u32));
             f.transport.schedule(i as u32, &mut self.events);
@@ -163,7 +185,17 @@ impl Simulation {
         for l in &mut self.links {
             l.finish(end);
         }
-        self.check_conservation()
+        if let Some(p) = self.pcap.as_mut() {
+            if let Err(e) = p.finish() {
+                self.pcap_error.get_or_insert(e.to_string());
+            }
+        }
+        if let Some(e) = &self.pcap_error {
+            return Err(crate::Error::Output(format!(
+                "writing the packet captures failed: {e}"
+            )));
+        }
+        self.check_conservation().map_err(crate::Error::Engine)
     }
 
     #[inline]
@@ -179,7 +211,12 @@ impl Simulation {
                     self.arrive(to, p);
                 }
             }
-            Event::LinkTxDone(l) => self.links[l as usize].tx_done(self.now, &mut self.events),
+            Event::LinkTxDone(l) => {
+                self.links[l as usize].tx_done(self.now, &mut self.events);
+                if self.pcap.is_some() {
+                    self.capture(l);
+                }
+            }
             Event::FlowStart(f) => {
                 let mut ctx = endpoint_ctx!(self);
                 self.flows[f as usize].transport.start(&mut ctx);
@@ -220,9 +257,41 @@ impl Simulation {
             "routes are validated when the scenario is built"
         );
         self.links[l as usize].enqueue(self.now, p, &mut self.events, &mut self.dropped);
+        if self.pcap.is_some() {
+            self.capture(l);
+        }
         while let Some((d, cause)) = self.dropped.pop() {
             self.count_drop(&d, cause, l);
         }
+    }
+
+    /// Write the packets link `l` started transmitting into its capture file.
+    #[cold]
+    fn capture(&mut self, l: u32) {
+        let Some(pcap) = self.pcap.as_mut() else {
+            return;
+        };
+        let mut tapped = std::mem::take(&mut self.links[l as usize].tapped);
+        for (t, p) in tapped.drain(..) {
+            let (src, dst) = (node_ip(p.src), node_ip(p.dst));
+            let transport = &self.flows[p.flow as usize].transport;
+            let proto = match transport.wire_bytes(&p, src, dst, pcap.transport_buf()) {
+                Some(proto) => proto,
+                None => match p.hdr {
+                    Header::Datagram(d) => pcap.udp(&p, d.seq, d.len),
+                    _ => continue,
+                },
+            };
+            if let Err(e) = pcap.write(l, t, &p, proto) {
+                self.pcap_error.get_or_insert(e.to_string());
+            }
+        }
+        self.links[l as usize].tapped = tapped;
+    }
+
+    /// Paths of the packet captures written.
+    pub fn pcap_paths(&self) -> Vec<std::path::PathBuf> {
+        self.pcap.as_ref().map_or(vec![], |p| p.paths.clone())
     }
 
     fn count_drop(&mut self, p: &Packet, cause: DropCause, link: u32) {

@@ -30,6 +30,8 @@ pub enum Error {
     Scenario(ScenarioError),
     /// The engine found an internal inconsistency (a bug): e.g. packet conservation failed.
     Engine(String),
+    /// An output the scenario asked for (packet captures) could not be written.
+    Output(String),
 }
 
 impl std::fmt::Display for Error {
@@ -37,6 +39,7 @@ impl std::fmt::Display for Error {
         match self {
             Error::Scenario(e) => write!(f, "{e}"),
             Error::Engine(e) => write!(f, "internal engine error: {e}"),
+            Error::Output(e) => write!(f, "{e}"),
         }
     }
 }
@@ -65,7 +68,7 @@ pub fn run_value(value: serde_json::Value) -> Result<results::RunOutput, Error> 
 /// Run an already parsed scenario.
 pub fn run_scenario(sc: &scenario::Scenario) -> Result<results::RunOutput, Error> {
     let mut sim = scenario::build(sc)?;
-    let cons = sim.run().map_err(Error::Engine)?;
+    let cons = sim.run()?;
     Ok(results::collect(
         sim,
         sc.name.clone().unwrap_or_else(|| "scenario".into()),

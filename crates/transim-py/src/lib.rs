@@ -4,7 +4,7 @@
 
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use transim_core::transport::Series;
@@ -55,6 +55,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>
             transim_core::Error::Engine(m) => {
                 PyRuntimeError::new_err(format!("internal engine error (please report): {m}"))
             }
+            transim_core::Error::Output(m) => PyOSError::new_err(m),
         })?;
     let d = PyDict::new(py);
     let text =

@@ -86,6 +86,10 @@ pub struct Link {
     /// Intervals [from, to) during which the link is down: a packet whose transmission
     /// starts then is lost ([`DropCause::LinkDown`]).
     pub down: Vec<(Time, Time)>,
+    /// Record every packet as its transmission starts (for packet captures).
+    pub tap: bool,
+    /// Packets recorded since the engine last took them: (transmission start, packet).
+    pub tapped: Vec<(Time, Packet)>,
     /// The random stream of this link's loss model.
     rng: Rng,
     /// Accepted packets in order of arrival at the far end.
@@ -134,6 +138,8 @@ impl Link {
             loss,
             script,
             down: Vec::new(),
+            tap: false,
+            tapped: Vec::new(),
             rng,
             line: VecDeque::new(),
             waiting: VecDeque::new(),
@@ -284,6 +290,9 @@ impl Link {
         self.decide_loss(&mut p);
         let start = if busy { self.busy_until } else { now };
         self.check_down(start, &mut p);
+        if self.tap {
+            self.tapped.push((start, p));
+        }
         let end = start + self.serialise(size);
         self.busy_until = end;
         self.stats.busy_ns += end - start;
@@ -316,6 +325,9 @@ impl Link {
 
     fn start_transmission(&mut self, now: Time, mut p: Packet, events: &mut EventQueue) {
         self.check_down(now, &mut p);
+        if self.tap {
+            self.tapped.push((now, p));
+        }
         let t = self.serialise(p.wire + self.overhead);
         self.busy_until = now + t;
         self.stats.busy_ns += t;

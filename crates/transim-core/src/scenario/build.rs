@@ -481,7 +481,36 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             transport,
         ));
     }
-    Ok(Simulation::new(
+    let pcap = match &sc.trace.pcap {
+        None => None,
+        Some(spec) => {
+            if spec.dir.is_empty() {
+                return Err(ScenarioError::new(
+                    "trace.pcap.dir",
+                    "is empty; expected a folder",
+                ));
+            }
+            let mut chosen = vec![spec.links.is_none(); net.link_names.len()];
+            for (k, name) in spec.links.iter().flatten().enumerate() {
+                let i = net
+                    .link_names
+                    .iter()
+                    .position(|n| n == name)
+                    .ok_or_else(|| {
+                        ScenarioError::new(
+                            format!("trace.pcap.links[{k}]"),
+                            format!(
+                                "got {name:?}; expected a link direction: {}",
+                                net.link_names.join(", ")
+                            ),
+                        )
+                    })?;
+                chosen[i] = true;
+            }
+            Some((std::path::PathBuf::from(&spec.dir), chosen))
+        }
+    };
+    let mut sim = Simulation::new(
         sc.duration.0,
         net.names,
         routes,
@@ -489,7 +518,9 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         net.link_names,
         flows,
         sc.trace.packets,
-    ))
+    );
+    sim.pcap_request = pcap;
+    Ok(sim)
 }
 
 /// For every (node, destination), the first outgoing link on a shortest-hop path

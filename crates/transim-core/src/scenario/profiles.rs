@@ -82,11 +82,13 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
     // Linux (tcp_incr_quickack) acknowledges rcv_wnd / (2·MSS) segments at once, 2 to 16,
     // with the receive window as it is when data starts: tcp_select_initial_window in 2.6.x
     // opens it at 4·MSS (3 above 1460 bytes, 2 above 4380), so 2 quick ACKs.
-    let initial_rcv_wnd = rcv_buf.min(match mss {
-        0..=1460 => 4,
-        1461..=4380 => 3,
-        _ => 2,
-    } * mss as u64);
+    let initial_rcv_wnd = rcv_buf.min(
+        match mss {
+            0..=1460 => 4,
+            1461..=4380 => 3,
+            _ => 2,
+        } * mss as u64,
+    );
     let quickacks = spec
         .quickacks
         .unwrap_or_else(|| (initial_rcv_wnd / (2 * mss as u64)).clamp(2, 16) as u32);

@@ -351,6 +351,20 @@ pub struct TraceSpec {
     /// Per-packet events (send, deliver, drop).
     #[serde(default)]
     pub packets: bool,
+    /// Packet captures (pcap files Wireshark opens).
+    #[serde(default)]
+    pub pcap: Option<PcapSpec>,
+}
+
+/// Which link directions to capture, and where.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// Folder for the files (one per link direction, named after it: r1_to_r2.pcap).
+    pub dir: String,
+    /// Link directions by name ("r1->r2"); default every one.
+    #[serde(default)]
+    pub links: Option<Vec<String>>,
 }
 
 /// Named sets of defaults.

@@ -94,6 +94,27 @@ impl Transport for SctpAssociation {
         Detail::new(super::results::collect(self, facts))
     }
 
+    fn wire_bytes(
+        &self,
+        p: &Packet,
+        _src: [u8; 4],
+        _dst: [u8; 4],
+        out: &mut Vec<u8>,
+    ) -> Option<u8> {
+        let Header::Sctp(h) = p.hdr else {
+            return None;
+        };
+        let chunks = self.store.get(h.slot);
+        super::wire::render(
+            self.sender.flow,
+            p.from_sender,
+            chunks,
+            &self.sender.cfg,
+            out,
+        );
+        Some(132)
+    }
+
     fn take_trace(&mut self) -> Option<Box<dyn Series>> {
         let a = self.sender.rows.take()?;
         let b = self.receiver.rows.take().unwrap_or_default();

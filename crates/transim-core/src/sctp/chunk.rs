@@ -93,7 +93,7 @@ pub enum Chunk {
 
 /// Bytes of the state cookie (RFC 9260 leaves it to the implementation; lksctp's is ~ 300
 /// bytes with its HMAC and the INIT it echoes: we take 256).
-const COOKIE: u32 = 256;
+pub(crate) const COOKIE: u32 = 256;
 
 /// Round up to a multiple of four (chunks are padded).
 #[inline]

@@ -102,7 +102,7 @@ pub struct SenderStats {
 pub struct SctpSender {
     /// Configuration.
     pub cfg: SctpConfig,
-    flow: u32,
+    pub(crate) flow: u32,
     /// Destinations; path 0 is the primary.
     pub paths: Vec<Path>,
     /// State.

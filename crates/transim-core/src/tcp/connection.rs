@@ -122,4 +122,9 @@ impl Transport for TcpConnection {
     fn take_trace(&mut self) -> Option<Box<dyn Series>> {
         self.sender.trace.take().map(|t| t as Box<dyn Series>)
     }
+
+    fn wire_bytes(&self, p: &Packet, src: [u8; 4], dst: [u8; 4], out: &mut Vec<u8>) -> Option<u8> {
+        super::wire::render(&self.sender.cfg, self.flow, p, src, dst, out);
+        Some(6)
+    }
 }

@@ -13,6 +13,7 @@ pub use crate::transport::rtt;
 pub mod sack;
 pub mod sender;
 pub mod trace;
+pub mod wire;
 pub mod writes;
 
 pub use crate::transport::Ctx;

@@ -2,6 +2,8 @@
 //! When tracing is off nothing is recorded (one branch per event). Per-flow time series are
 //! the transports' own ([`crate::transport::Series`]; TCP's is [`crate::tcp::trace::FlowTrace`]).
 
+pub mod pcap;
+
 /// Kinds of per-packet event.
 pub mod packet_event {
     /// An endpoint sent the packet.

@@ -145,6 +145,20 @@ pub trait Transport: Send {
 
     /// The transport's time series, if it was asked to keep them.
     fn take_trace(&mut self) -> Option<Box<dyn Series>>;
+
+    /// For packet captures: render `p`'s transport header and payload into `out` as bytes
+    /// on the wire (`src`, `dst`: the IPv4 addresses, for checksums) and return the IP
+    /// protocol number. None: this transport has no wire format (datagrams are written as
+    /// UDP by the capture itself).
+    fn wire_bytes(
+        &self,
+        _p: &Packet,
+        _src: [u8; 4],
+        _dst: [u8; 4],
+        _out: &mut Vec<u8>,
+    ) -> Option<u8> {
+        None
+    }
 }
 
 /// A transport's own results for one flow: serialised flat beside the engine's fields,
