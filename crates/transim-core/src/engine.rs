@@ -212,8 +212,9 @@ impl Simulation {
                 }
             }
             Event::LinkTxDone(l) => {
-                self.links[l as usize].tx_done(self.now, &mut self.events);
-                if self.pcap.is_some() {
+                let link = &mut self.links[l as usize];
+                link.tx_done(self.now, &mut self.events);
+                if !link.tapped.is_empty() {
                     self.capture(l);
                 }
             }
@@ -256,8 +257,9 @@ impl Simulation {
             l, NO_ROUTE,
             "routes are validated when the scenario is built"
         );
-        self.links[l as usize].enqueue(self.now, p, &mut self.events, &mut self.dropped);
-        if self.pcap.is_some() {
+        let link = &mut self.links[l as usize];
+        link.enqueue(self.now, p, &mut self.events, &mut self.dropped);
+        if !link.tapped.is_empty() {
             self.capture(l);
         }
         while let Some((d, cause)) = self.dropped.pop() {

@@ -289,9 +289,8 @@ impl Link {
         }
         self.decide_loss(&mut p);
         let start = if busy { self.busy_until } else { now };
-        self.check_down(start, &mut p);
-        if self.tap {
-            self.tapped.push((start, p));
+        if self.tap || !self.down.is_empty() {
+            self.on_transmission_start(start, &mut p);
         }
         let end = start + self.serialise(size);
         self.busy_until = end;
@@ -312,21 +311,22 @@ impl Link {
         self.line.push_back(InFlight { arrive, packet: p });
     }
 
-    /// Mark a packet lost if the link is down when its transmission starts.
-    #[inline(always)]
-    fn check_down(&self, start: Time, p: &mut Packet) {
-        if !self.down.is_empty()
-            && p.lost.is_none()
-            && self.down.iter().any(|&(a, b)| a <= start && start < b)
-        {
+    /// The rarely used work when a transmission starts: lose the packet if the link is
+    /// down, record it for a capture.
+    #[cold]
+    #[inline(never)]
+    fn on_transmission_start(&mut self, start: Time, p: &mut Packet) {
+        if p.lost.is_none() && self.down.iter().any(|&(a, b)| a <= start && start < b) {
             p.lost = Some(DropCause::LinkDown);
+        }
+        if self.tap {
+            self.tapped.push((start, *p));
         }
     }
 
     fn start_transmission(&mut self, now: Time, mut p: Packet, events: &mut EventQueue) {
-        self.check_down(now, &mut p);
-        if self.tap {
-            self.tapped.push((now, p));
+        if self.tap || !self.down.is_empty() {
+            self.on_transmission_start(now, &mut p);
         }
         let t = self.serialise(p.wire + self.overhead);
         self.busy_until = now + t;
