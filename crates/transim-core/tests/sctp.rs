@@ -317,3 +317,45 @@ fn deterministic_and_validated() {
     let e = transim_core::validate_value(bad).unwrap_err();
     assert_eq!(e.path, "flows[0].tcp");
 }
+
+/// A failed primary comes back: heartbeats to the inactive destination are answered once
+/// the link is up again, the primary becomes active and new data returns to it. (The
+/// delayed-SACK timer is shortened below RTO.Min here: with 200 ms for both, a last lone
+/// chunk's SACK comes after its T3-rtx, a spurious timeout real SCTP avoids with 1 s.)
+#[test]
+fn path_recovery_by_heartbeat() {
+    let v = json!({
+        "duration": "60s", "seed": 1,
+        "sctp": {"path_max_retrans": 0, "rto_min": "200ms", "rto_initial": "1s",
+                 "rcv_buf": "16KB", "hb_interval": "1s", "sack_delay": "50ms"},
+        "topology": {"kind": "explicit", "nodes": ["a1", "a2", "r1", "r2", "b1", "b2"],
+            "links": [
+                {"between": ["a1", "r1"], "rate": "10Mbps", "delay": "5ms"},
+                {"between": ["r1", "b1"], "rate": "10Mbps", "delay": "5ms",
+                 "down": [{"from": "1s", "to": "4s"}]},
+                {"between": ["a2", "r2"], "rate": "10Mbps", "delay": "10ms"},
+                {"between": ["r2", "b2"], "rate": "10Mbps", "delay": "10ms"}]},
+        "flows": [{"src": "a1", "dst": "b1", "protocol": "sctp",
+                   "paths": [{"src": "a2", "dst": "b2"}],
+                   "app": {"kind": "finite", "bytes": "12MB"}}],
+        "trace": {"flows": true}
+    });
+    let out = run(v);
+    let f = out.result.flows[0].detail.sctp();
+    assert_eq!(f.bytes_delivered, 12_000_000);
+    assert!(f.paths[0].active, "the primary recovered");
+    assert!(f.heartbeats > 0);
+    // Failover to path 1 soon after 1 s, back to path 0 after the link returns at 4 s.
+    assert!(f.failovers.len() >= 2, "{:?}", f.failovers);
+    let (t0, a0, b0) = f.failovers[0];
+    let (t1, a1, b1) = f.failovers[1];
+    assert_eq!((a0, b0, a1, b1), (0, 1, 1, 0));
+    assert!(
+        (1.0..2.0).contains(&t0) && (4.0..7.0).contains(&t1),
+        "{:?}",
+        f.failovers
+    );
+    // Data went to the primary again after the recovery.
+    let r = rows(&out);
+    assert!((0..r.t.len()).any(|i| r.event[i] == 0.0 && r.t[i] > t1 && r.path[i] == 0.0));
+}

@@ -10,12 +10,12 @@ use crate::sctp::path::Path;
 use crate::sctp::receiver::SctpReceiver;
 use crate::sctp::sender::SctpSender;
 use crate::sctp::timers::MAX_PATHS;
-use crate::sim::{MILLISECOND, SECOND};
 use crate::transport::Transport;
 
 /// Resolve the merged SCTP table of one flow; `path` names where its fields came from.
 pub fn resolve_sctp(spec: &SctpSpec, path: &str) -> Result<SctpConfig, ScenarioError> {
-    let mtu = spec.mtu.unwrap_or(1500);
+    let d = SctpConfig::default();
+    let mtu = spec.mtu.unwrap_or(d.mtu);
     if !(100..=65_535).contains(&mtu) {
         return Err(ScenarioError::new(
             format!("{path}.mtu"),
@@ -44,9 +44,9 @@ pub fn resolve_sctp(spec: &SctpSpec, path: &str) -> Result<SctpConfig, ScenarioE
             Ok(v)
         }
     };
-    let rto_min = positive_time(spec.rto_min, "rto_min", SECOND)?;
-    let rto_max = positive_time(spec.rto_max, "rto_max", 60 * SECOND)?;
-    let rto_initial = positive_time(spec.rto_initial, "rto_initial", 3 * SECOND)?;
+    let rto_min = positive_time(spec.rto_min, "rto_min", d.rto_min)?;
+    let rto_max = positive_time(spec.rto_max, "rto_max", d.rto_max)?;
+    let rto_initial = positive_time(spec.rto_initial, "rto_initial", d.rto_initial)?;
     if rto_min > rto_max {
         return Err(ScenarioError::new(
             format!("{path}.rto_min"),
@@ -62,7 +62,7 @@ pub fn resolve_sctp(spec: &SctpSpec, path: &str) -> Result<SctpConfig, ScenarioE
             "got 0; expected at least one byte",
         ));
     }
-    let rcv_buf = spec.rcv_buf.map_or(128 * 1024, |s| s.0);
+    let rcv_buf = spec.rcv_buf.map_or(d.rcv_buf, |s| s.0);
     if rcv_buf < mtu as u64 {
         return Err(ScenarioError::new(
             format!("{path}.rcv_buf"),
@@ -75,22 +75,26 @@ pub fn resolve_sctp(spec: &SctpSpec, path: &str) -> Result<SctpConfig, ScenarioE
         initial_cwnd,
         rcv_buf,
         outstanding_with_headers: spec.outstanding == Some(OutstandingSpec::Chunks),
-        sack_freq: at_least_one(spec.sack_freq, "sack_freq", 2)?,
-        sack_delay: positive_time(spec.sack_delay, "sack_delay", 200 * MILLISECOND)?,
+        sack_freq: at_least_one(spec.sack_freq, "sack_freq", d.sack_freq)?,
+        sack_delay: positive_time(spec.sack_delay, "sack_delay", d.sack_delay)?,
         rto_initial: rto_initial.clamp(rto_min, rto_max),
         rto_min,
         rto_max,
-        max_burst: at_least_one(spec.max_burst, "max_burst", 4)?,
-        fast_rtx_threshold: at_least_one(spec.fast_rtx_threshold, "fast_rtx_threshold", 3)?,
+        max_burst: at_least_one(spec.max_burst, "max_burst", d.max_burst)?,
+        fast_rtx_threshold: at_least_one(
+            spec.fast_rtx_threshold,
+            "fast_rtx_threshold",
+            d.fast_rtx_threshold,
+        )?,
         scheduler: match spec.scheduler.unwrap_or(SchedulerSpec::RoundRobin) {
             SchedulerSpec::RoundRobin => StreamScheduler::RoundRobin,
             SchedulerSpec::Fcfs => StreamScheduler::Fcfs,
         },
-        unordered: spec.unordered.unwrap_or(false),
-        path_max_retrans: spec.path_max_retrans.unwrap_or(5),
-        assoc_max_retrans: spec.assoc_max_retrans.unwrap_or(10),
-        hb_interval: positive_time(spec.hb_interval, "hb_interval", 30 * SECOND)?,
-        heartbeats: spec.heartbeats.unwrap_or(true),
+        unordered: spec.unordered.unwrap_or(d.unordered),
+        path_max_retrans: spec.path_max_retrans.unwrap_or(d.path_max_retrans),
+        assoc_max_retrans: spec.assoc_max_retrans.unwrap_or(d.assoc_max_retrans),
+        hb_interval: positive_time(spec.hb_interval, "hb_interval", d.hb_interval)?,
+        heartbeats: spec.heartbeats.unwrap_or(d.heartbeats),
     })
 }
 

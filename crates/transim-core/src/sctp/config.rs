@@ -53,6 +53,33 @@ pub struct SctpConfig {
     pub heartbeats: bool,
 }
 
+impl Default for SctpConfig {
+    /// RFC 9260's values at MTU 1500 (what the scenario's `[sctp]` table defaults to).
+    fn default() -> Self {
+        use crate::sim::{MILLISECOND, SECOND};
+        SctpConfig {
+            mtu: 1500,
+            frag_point: 1452,
+            initial_cwnd: Self::rfc4960_initial_cwnd(1500),
+            rcv_buf: 128 * 1024,
+            outstanding_with_headers: false,
+            sack_freq: 2,
+            sack_delay: 200 * MILLISECOND,
+            rto_initial: 3 * SECOND,
+            rto_min: SECOND,
+            rto_max: 60 * SECOND,
+            max_burst: 4,
+            fast_rtx_threshold: 3,
+            scheduler: StreamScheduler::RoundRobin,
+            unordered: false,
+            path_max_retrans: 5,
+            assoc_max_retrans: 10,
+            hb_interval: 30 * SECOND,
+            heartbeats: true,
+        }
+    }
+}
+
 impl SctpConfig {
     /// RFC 4960 / RFC 9260 initial cwnd: min(4·MTU, max(2·MTU, 4380)).
     pub fn rfc4960_initial_cwnd(mtu: u32) -> u64 {

@@ -45,6 +45,19 @@ pub struct Path {
     pub packets: u64,
     /// User-data bytes sent here (retransmissions included).
     pub data_bytes: u64,
+    /// What the SACK being processed did to this destination.
+    pub sack: SackEffect,
+}
+
+/// The effect of one SACK on one destination (reset for every SACK).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SackEffect {
+    /// cwnd was fully used before the SACK.
+    pub full: bool,
+    /// Bytes it newly acknowledged.
+    pub acked: u64,
+    /// It marked a chunk sent here for fast retransmission.
+    pub new_fast: bool,
 }
 
 impl Path {
@@ -68,6 +81,7 @@ impl Path {
             recovery_exit: None,
             packets: 0,
             data_bytes: 0,
+            sack: SackEffect::default(),
         }
     }
 

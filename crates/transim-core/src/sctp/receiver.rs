@@ -60,7 +60,9 @@ pub struct SctpReceiver {
     /// TSN ranges received above `cum_tsn + 1`, inclusive, sorted and disjoint.
     ooo: Vec<(u64, u64)>,
     dups: Vec<u64>,
-    held: BTreeMap<u64, DataChunk>,
+    /// Fragments waiting for the rest of their message, sorted by TSN (a vector whose
+    /// capacity is reused: no allocation per message).
+    held: Vec<DataChunk>,
     held_bytes: u64,
     next_ssn: Vec<u16>,
     ready: Vec<BTreeMap<u16, u32>>,
@@ -85,7 +87,7 @@ impl SctpReceiver {
             cum_tsn: 0,
             ooo: vec![],
             dups: vec![],
-            held: BTreeMap::new(),
+            held: Vec::new(),
             held_bytes: 0,
             next_ssn: vec![],
             ready: vec![],
@@ -211,29 +213,26 @@ impl SctpReceiver {
             self.message(d.sid, d.ssn, d.unordered(), d.len, now);
             return;
         }
-        self.held.insert(d.tsn, d);
+        let at = self.held.partition_point(|c| c.tsn < d.tsn);
+        self.held.insert(at, d);
         self.held_bytes += d.len as u64;
-        let mut b = d.tsn;
-        loop {
-            match self.held.get(&b) {
-                Some(c) if c.begin() => break,
-                Some(_) if b > 1 => b -= 1,
-                _ => return,
+        // The message is complete when consecutive TSNs run from a B fragment to an E one.
+        let consecutive = |i: usize, j: usize| self.held[i].tsn.abs_diff(self.held[j].tsn) == 1;
+        let mut b = at;
+        while !self.held[b].begin() {
+            if b == 0 || !consecutive(b - 1, b) {
+                return;
             }
+            b -= 1;
         }
-        let mut e = d.tsn;
-        loop {
-            match self.held.get(&e) {
-                Some(c) if c.end() => break,
-                Some(_) => e += 1,
-                None => return,
+        let mut e = at;
+        while !self.held[e].end() {
+            if e + 1 == self.held.len() || !consecutive(e, e + 1) {
+                return;
             }
+            e += 1;
         }
-        let mut len = 0u32;
-        for t in b..=e {
-            let c = self.held.remove(&t).expect("fragment present");
-            len += c.len;
-        }
+        let len: u32 = self.held.drain(b..=e).map(|c| c.len).sum();
         self.held_bytes -= len as u64;
         self.message(d.sid, d.ssn, d.unordered(), len, now);
     }

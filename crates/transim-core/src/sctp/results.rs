@@ -3,7 +3,7 @@
 use super::association::SctpAssociation;
 use super::receiver::StreamStats;
 use crate::sim::secs;
-use crate::transport::{Detail, FlowFacts};
+use crate::transport::{bits_per_second, Detail, FlowFacts};
 use serde::Serialize;
 
 /// One destination at the end of the run.
@@ -101,14 +101,6 @@ impl Detail {
     }
 }
 
-fn rate(bytes: u64, t: f64) -> f64 {
-    if t > 0.0 {
-        bytes as f64 * 8.0 / t
-    } else {
-        0.0
-    }
-}
-
 /// Collect an association's results at the end of a run.
 pub(crate) fn collect(a: &SctpAssociation, facts: &FlowFacts) -> SctpFlowResult {
     let s = &a.sender;
@@ -132,8 +124,8 @@ pub(crate) fn collect(a: &SctpAssociation, facts: &FlowFacts) -> SctpFlowResult 
         bytes_delivered: r.bytes_delivered,
         messages_delivered: r.messages,
         data_chunks_delivered: r.data_chunks,
-        goodput_bps: rate(r.bytes_delivered, secs(active)),
-        throughput_bps: rate(r.bytes_received, secs(active)),
+        goodput_bps: bits_per_second(r.bytes_delivered, secs(active)),
+        throughput_bps: bits_per_second(r.bytes_received, secs(active)),
         active_time: secs(active),
         segments_sent: s.stats.packets,
         data_chunks_sent: s.stats.data_chunks,

@@ -311,8 +311,10 @@ impl SctpSender {
         if cum < self.cum_ack {
             return; // older than one already processed
         }
-        let full: Vec<bool> = self.paths.iter().map(|p| p.flight >= p.cwnd).collect();
-        let mut acked = vec![0u64; self.paths.len()];
+        for p in self.paths.iter_mut() {
+            p.sack = Default::default();
+            p.sack.full = p.flight >= p.cwnd;
+        }
         let advanced = cum > self.cum_ack;
         let mut highest_new: Option<u64> = None;
         let mut round = 0;
@@ -322,7 +324,7 @@ impl SctpSender {
                 break;
             }
             let s = self.out.pop_front().expect("front");
-            self.acknowledge(&s, &mut acked, ctx.now);
+            self.acknowledge(&s, ctx.now);
             round = round.max(s.round);
             if !s.acked {
                 highest_new = Some(s.chunk.tsn);
@@ -339,7 +341,7 @@ impl SctpSender {
                     break;
                 }
                 if !s.acked {
-                    self.acknowledge(&s, &mut acked, ctx.now);
+                    self.acknowledge(&s, ctx.now);
                     round = round.max(s.round);
                     let s = &mut self.out[k];
                     s.acked = true;
@@ -354,7 +356,6 @@ impl SctpSender {
         }
         // Missing reports (§7.2.4, HTNA): unacknowledged chunks below the highest TSN newly
         // acknowledged by this SACK.
-        let mut new_fast: Vec<u8> = vec![];
         if let Some(h) = highest_new {
             let thresh = self.cfg.fast_rtx_threshold;
             for s in self.out.iter_mut() {
@@ -372,14 +373,15 @@ impl SctpSender {
                         s.in_flight = false;
                         self.paths[s.path as usize].flight -= self.cfg.counted(s.chunk.len);
                     }
-                    new_fast.push(s.path);
+                    self.paths[s.path as usize].sack.new_fast = true;
                 }
             }
         }
         let mtu = self.cfg.mtu as u64;
         // Congestion window (§7.2.1, §7.2.2): only when the cumulative TSN advanced.
-        for (k, p) in self.paths.iter_mut().enumerate() {
-            if acked[k] == 0 {
+        for p in self.paths.iter_mut() {
+            let acked = p.sack.acked;
+            if acked == 0 {
                 continue;
             }
             p.errors = 0;
@@ -387,18 +389,18 @@ impl SctpSender {
                 continue;
             }
             if p.cwnd <= p.ssthresh {
-                if full[k] && p.recovery_exit.is_none() {
-                    p.cwnd += acked[k].min(mtu);
+                if p.sack.full && p.recovery_exit.is_none() {
+                    p.cwnd += acked.min(mtu);
                 }
             } else {
-                p.pba += acked[k];
-                if p.pba >= p.cwnd && full[k] {
+                p.pba += acked;
+                if p.pba >= p.cwnd && p.sack.full {
                     p.pba -= p.cwnd;
                     p.cwnd += mtu;
                 }
             }
         }
-        if acked.iter().any(|&a| a > 0) {
+        if self.paths.iter().any(|p| p.sack.acked > 0) {
             self.assoc_errors = 0;
         }
         // Fast recovery: leave when the exit point is acknowledged; enter on new marks.
@@ -408,9 +410,8 @@ impl SctpSender {
                 p.recovery_exit = None;
             }
         }
-        for k in new_fast {
-            let p = &mut self.paths[k as usize];
-            if p.recovery_exit.is_none() {
+        for p in self.paths.iter_mut() {
+            if p.sack.new_fast && p.recovery_exit.is_none() {
                 self.stats.fast_retransmits += 1;
                 p.halve(mtu);
                 p.cwnd = p.ssthresh;
@@ -425,7 +426,7 @@ impl SctpSender {
         for (k, p) in self.paths.iter_mut().enumerate() {
             if p.flight == 0 {
                 p.t3.cancel();
-            } else if advanced && acked[k] > 0 {
+            } else if advanced && p.sack.acked > 0 {
                 let at = ctx.now + p.rtt.rto();
                 p.t3.set(at, self.flow, timers::t3(k), ctx.events);
             }
@@ -436,7 +437,7 @@ impl SctpSender {
     }
 
     /// A chunk was newly acknowledged: take it out of the flight, sample the RTT.
-    fn acknowledge(&mut self, s: &Sent, acked: &mut [u64], now: Time) {
+    fn acknowledge(&mut self, s: &Sent, now: Time) {
         let p = &mut self.paths[s.path as usize];
         if s.acked {
             return;
@@ -444,7 +445,7 @@ impl SctpSender {
         if s.in_flight {
             p.flight -= self.cfg.counted(s.chunk.len);
         }
-        acked[s.path as usize] += self.cfg.counted(s.chunk.len);
+        p.sack.acked += self.cfg.counted(s.chunk.len);
         if let Some((tsn, t)) = p.probe {
             if tsn == s.chunk.tsn {
                 if s.chunk.tx == 1 {
@@ -802,5 +803,44 @@ impl SctpSender {
             );
         }
         self.arm_heartbeat(k, ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> SctpConfig {
+        SctpConfig::default()
+    }
+
+    /// Messages written s0, s0, s1, s1: FCFS sends them in that order; round-robin takes
+    /// one message per stream in turn (s0, s1, s0, s1). Each 3000-byte message is three
+    /// chunks (1452, 1452, 96) sent together before the scheduler moves on.
+    #[test]
+    fn fcfs_and_round_robin_orders() {
+        let msgs = [0u16, 0, 1, 1].map(|stream| Message { stream, len: 3000 });
+        let order = |sched: StreamScheduler| -> Vec<(u16, u16)> {
+            let mut c = cfg();
+            c.scheduler = sched;
+            let mut s = SctpSender::new(c, 0, vec![], &msgs, None, false);
+            let mut out = vec![];
+            while s.peek_new().is_some() {
+                let d = s.take_new();
+                out.push((d.sid, d.ssn));
+            }
+            out
+        };
+        let three = |x: (u16, u16)| [x; 3];
+        let fcfs: Vec<_> = [(0, 0), (0, 1), (1, 0), (1, 1)]
+            .into_iter()
+            .flat_map(three)
+            .collect();
+        let rr: Vec<_> = [(0, 0), (1, 0), (0, 1), (1, 1)]
+            .into_iter()
+            .flat_map(three)
+            .collect();
+        assert_eq!(order(StreamScheduler::Fcfs), fcfs);
+        assert_eq!(order(StreamScheduler::RoundRobin), rr);
     }
 }

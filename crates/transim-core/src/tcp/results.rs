@@ -4,7 +4,7 @@
 use super::cc::CongestionControl;
 use super::connection::TcpConnection;
 use crate::sim::{secs, Time};
-use crate::transport::{Detail, FlowFacts};
+use crate::transport::{bits_per_second, Detail, FlowFacts};
 use serde::Serialize;
 
 /// TCP's results for one flow (flattened beside the engine's fields in the run's results).
@@ -130,14 +130,6 @@ pub struct Estimates {
     pub true_loss_rate: f64,
 }
 
-fn rate(bytes: u64, t: f64) -> f64 {
-    if t > 0.0 {
-        bytes as f64 * 8.0 / t
-    } else {
-        0.0
-    }
-}
-
 impl Detail {
     /// TCP's results for a flow (`flow_result.detail.tcp()`). Panics if the flow is not TCP.
     pub fn tcp(&self) -> &TcpFlowResult {
@@ -179,8 +171,8 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
         },
         bytes_delivered: r.bytes_delivered,
         data_packets_delivered: r.data_segments,
-        goodput_bps: rate(r.bytes_delivered, secs(active)),
-        throughput_bps: rate(r.bytes_received, secs(active)),
+        goodput_bps: bits_per_second(r.bytes_delivered, secs(active)),
+        throughput_bps: bits_per_second(r.bytes_received, secs(active)),
         active_time: secs(active),
         segments_sent: s.stats.segments_sent,
         data_segments_sent: s.stats.data_segments_sent,

@@ -93,6 +93,15 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// A rate in bit/s from a byte count and a duration in seconds (0 for no time).
+pub fn bits_per_second(bytes: u64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        bytes as f64 * 8.0 / secs
+    } else {
+        0.0
+    }
+}
+
 /// Where a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DropSite {
