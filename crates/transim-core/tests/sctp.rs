@@ -359,3 +359,36 @@ fn path_recovery_by_heartbeat() {
     let r = rows(&out);
     assert!((0..r.t.len()).any(|i| r.event[i] == 0.0 && r.t[i] > t1 && r.path[i] == 0.0));
 }
+
+/// Finite and bulk applications make their messages as they go (a terabyte transfer needs
+/// no list of messages), and a files application that would list too many writes is refused
+/// with the field named.
+#[test]
+fn large_applications_are_bounded() {
+    let out = run(study1(
+        json!({"kind": "finite", "bytes": "1000GB"}),
+        json!({}),
+        json!({}),
+    ));
+    let f = out.result.flows[0].detail.sctp();
+    assert!(f.bytes_delivered > 1_000_000 && f.completion_time.is_none());
+    let v = study1(
+        json!({"kind": "files", "count": 100, "size": "1GB", "piece": 10}),
+        json!({}),
+        json!({}),
+    );
+    let e = transim_core::validate_value(v).unwrap_err();
+    assert_eq!(e.path, "flows[0].app.piece");
+    // A finite transfer ends with exactly its bytes, the last message shorter.
+    let out = run(study1(
+        json!({"kind": "finite", "bytes": 3000}),
+        json!({}),
+        json!({}),
+    ));
+    let r = rows(&out);
+    let sizes: Vec<u64> = (0..r.t.len())
+        .filter(|&i| r.event[i] == 0.0)
+        .map(|i| r.bytes[i] as u64)
+        .collect();
+    assert_eq!(sizes, vec![1452, 1452, 96]);
+}

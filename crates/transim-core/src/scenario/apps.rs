@@ -3,7 +3,10 @@
 use super::build::{forbid, require};
 use super::error::ScenarioError;
 use super::schema::*;
-use crate::sctp::sender::Message;
+use crate::sctp::sender::{Endless, Message};
+
+/// The most writes a `files` application may make (they are listed before the run).
+const MAX_PIECES: u64 = 10_000_000;
 
 /// Fields each kind may not have: (field present, its name).
 fn only(app: &AppSpec, path: &str, kind: &str, allowed: &[&str]) -> Result<(), ScenarioError> {
@@ -104,6 +107,17 @@ pub(super) fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, Scenar
                 &format!("{path}.piece"),
                 "a piece of at least one byte",
             )?;
+            let pieces = (count as u64).saturating_mul(size.0.div_ceil(piece(app)));
+            if pieces > MAX_PIECES {
+                return Err(ScenarioError::new(
+                    format!("{path}.piece"),
+                    format!(
+                        "makes {pieces} writes ({count} files of {} bytes); at most {MAX_PIECES} \
+                         are allowed: use larger pieces, or a finite application",
+                        size.0
+                    ),
+                ));
+            }
             (count as u64)
                 .checked_mul(size.0)
                 .map(Some)
@@ -143,21 +157,28 @@ pub(super) fn pieces(app: &AppSpec) -> Option<Vec<u64>> {
     }
 }
 
-/// An SCTP sender's messages: one per write (files: file k on stream k), finite data in
-/// messages of `frag` bytes, or (bulk) endless `frag`-byte messages (the second value).
-pub(super) fn sctp_messages(app: &AppSpec, frag: u32) -> (Vec<Message>, Option<u32>) {
+/// An SCTP sender's messages: one per write (files: file k on stream k); finite and bulk
+/// data as `frag`-byte messages made as they are needed (the second value).
+pub(super) fn sctp_messages(app: &AppSpec, frag: u32) -> (Vec<Message>, Option<Endless>) {
     let msg = |stream: u16, len: u64| Message {
         stream,
         len: len.min(u32::MAX as u64) as u32,
     };
     match app.kind {
-        AppKind::Bulk => (vec![], Some(frag)),
-        AppKind::Finite => {
-            let total = app.bytes.map_or(0, |b| b.0);
-            let f = frag as u64;
-            let n = total.div_ceil(f);
-            ((0..n).map(|k| msg(0, f.min(total - k * f))).collect(), None)
-        }
+        AppKind::Bulk => (
+            vec![],
+            Some(Endless {
+                len: frag,
+                left: None,
+            }),
+        ),
+        AppKind::Finite => (
+            vec![],
+            Some(Endless {
+                len: frag,
+                left: Some(app.bytes.map_or(0, |b| b.0)),
+            }),
+        ),
         AppKind::Writes => (
             app.sizes.iter().flatten().map(|s| msg(0, s.0)).collect(),
             None,

@@ -22,6 +22,16 @@ pub struct Message {
     pub len: u32,
 }
 
+/// Messages made as they are needed (bulk and finite applications): `len` bytes each on
+/// stream 0, `left` bytes in all (None: without end).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endless {
+    /// Bytes per message.
+    pub len: u32,
+    /// Bytes still to write (None: bulk).
+    pub left: Option<u64>,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     len: u32,
@@ -112,7 +122,7 @@ pub struct SctpSender {
     fcfs: VecDeque<u16>,
     rr_next: usize,
     current: Option<u16>,
-    bulk: Option<u32>,
+    source: Option<Endless>,
     next_tsn: u64,
     /// Highest TSN cumulatively acknowledged.
     pub cum_ack: u64,
@@ -131,14 +141,14 @@ pub struct SctpSender {
 }
 
 impl SctpSender {
-    /// A sender on `paths` (primary first) that will send `messages`, or endless messages of
-    /// `bulk` bytes on stream 0.
+    /// A sender on `paths` (primary first) that will send `messages`, then what `source`
+    /// makes as it goes.
     pub fn new(
         cfg: SctpConfig,
         flow: u32,
         paths: Vec<Path>,
         messages: &[Message],
-        bulk: Option<u32>,
+        source: Option<Endless>,
         trace: bool,
     ) -> Self {
         let nstreams = messages
@@ -157,7 +167,7 @@ impl SctpSender {
             fcfs: VecDeque::new(),
             rr_next: 0,
             current: None,
-            bulk,
+            source,
             next_tsn: 1,
             cum_ack: 0,
             out: VecDeque::new(),
@@ -457,7 +467,9 @@ impl SctpSender {
     }
 
     fn app_done(&self) -> bool {
-        self.bulk.is_none() && self.current.is_none() && self.streams.iter().all(|q| q.is_empty())
+        self.source.is_none_or(|s| s.left == Some(0))
+            && self.current.is_none()
+            && self.streams.iter().all(|q| q.is_empty())
     }
 
     /// The next stream to take a message from.
@@ -475,16 +487,20 @@ impl SctpSender {
                     .map(|i| i as u16)
             }
         };
-        let s = match (s, self.bulk) {
+        let s = match (s, self.source) {
             (Some(s), _) => s,
-            (None, Some(len)) => {
+            (None, Some(src)) if src.left != Some(0) => {
+                let len = src.left.map_or(src.len, |l| l.min(src.len as u64) as u32);
+                if let Some(left) = self.source.as_mut().and_then(|s| s.left.as_mut()) {
+                    *left -= len as u64;
+                }
                 self.queue(Message { stream: 0, len });
                 if self.cfg.scheduler == StreamScheduler::Fcfs {
                     self.fcfs.pop_front();
                 }
                 0
             }
-            (None, None) => return None,
+            (None, _) => return None,
         };
         self.current = Some(s);
         Some(s)
