@@ -52,3 +52,18 @@ def test_sctp_wins_where_the_window_matters() -> None:
             for p in ("sctp", "tcp")
         }
         assert sctp.advantage(t["tcp"], t["sctp"]) > 15.0, (rate, t)
+
+
+def test_run_prints_and_plots_an_sctp_flow(tmp_path: Path) -> None:
+    from conftest import transim_cli
+
+    p = transim_cli("run", "scenarios/studies/sctp/testbed.toml", "--plot", "--out", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    assert "sctp, 5 streams" in p.stdout and "stream 4" in p.stdout
+    for name in ("cwnd.png", "sequence_flow0.png", "flows.csv", "trace_flow0.npz"):
+        assert (tmp_path / name).stat().st_size > 500, name
+    import numpy as np
+
+    tr = np.load(tmp_path / "trace_flow0.npz")
+    kinds = set(tr["kind"].tolist())
+    assert kinds == {0.0, 3.0}, kinds  # DATA and SACK rows

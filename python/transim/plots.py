@@ -13,13 +13,28 @@ import numpy as np  # noqa: E402
 from .result import Result  # noqa: E402
 
 
+def _sctp(result: Result, flow: int) -> bool:
+    return result.flows[flow].get("protocol") == "sctp"
+
+
 def plot_cwnd(result: Result, path: Path, title: str | None = None) -> Path:
-    """cwnd and ssthresh (in segments) vs time for every traced flow."""
+    """cwnd and ssthresh (in segments) vs time for every traced flow (SCTP: the primary
+    destination's cwnd at each DATA chunk sent, in full chunks)."""
     fig, ax = plt.subplots(figsize=(8, 4.2))
     for i, tr in enumerate(result.flow_traces):
         if tr is None or len(tr["t"]) == 0:
             continue
         f = result.flows[i]
+        if _sctp(result, i):
+            sel = (tr["kind"] == 0) & (tr["event"] == 0) & (tr["path"] == 0)
+            ax.step(
+                tr["t"][sel],
+                tr["cwnd"][sel] / f["frag_point"],
+                where="post",
+                lw=1.1,
+                label=f"{f['name']} cwnd (SCTP, primary path)",
+            )
+            continue
         mss = f["mss"]
         label = f"{f['name']} cwnd"
         (line,) = ax.step(tr["t"], tr["cwnd"] / mss, where="post", lw=1.1, label=label)
@@ -50,7 +65,8 @@ def plot_sequence(result: Result, path: Path, flow: int = 0, title: str | None =
     pt = result.packet_trace
     if pt is None:
         raise ValueError("sequence plots need the packet trace (run with trace_packets=True)")
-    mss = result.flows[flow]["mss"]
+    # TCP numbers bytes (shown in segments); SCTP numbers chunks (TSNs) already.
+    mss = 1 if _sctp(result, flow) else result.flows[flow]["mss"]
     sel = pt["flow"] == flow
     data = sel & (pt["from_sender"] == 1) & (pt["len"] > 0)
     send = data & (pt["kind"] == 0)
@@ -79,7 +95,7 @@ def plot_sequence(result: Result, path: Path, flow: int = 0, title: str | None =
         label="cumulative ACK at sender",
     )
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("sequence number (segments)")
+    ax.set_ylabel("TSN" if _sctp(result, flow) else "sequence number (segments)")
     ax.set_title(title or f"{result.summary['name']}: {result.flows[flow]['name']} sequence")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")

@@ -27,12 +27,47 @@ fn files(count: u32, size: u64) -> Value {
     json!({"kind": "files", "count": count, "size": size})
 }
 
-fn rows(out: &RunOutput) -> &ChunkRows {
-    out.flow_traces[0].as_ref().unwrap().sctp()
+/// The DATA chunk rows of a flow's series, column by column.
+struct Data {
+    t: Vec<f64>,
+    event: Vec<f64>,
+    tsn: Vec<f64>,
+    ssn: Vec<f64>,
+    bytes: Vec<f64>,
+    tx: Vec<f64>,
+    round: Vec<f64>,
+    path: Vec<f64>,
+    cwnd: Vec<f64>,
+}
+
+fn rows(out: &RunOutput) -> Data {
+    let r: &ChunkRows = out.flow_traces[0].as_ref().unwrap().sctp();
+    let keep: Vec<usize> = (0..r.len()).filter(|&i| r.col("kind")[i] == 0.0).collect();
+    let pick = |name: &str| keep.iter().map(|&i| r.col(name)[i]).collect::<Vec<f64>>();
+    Data {
+        t: pick("t"),
+        event: pick("event"),
+        tsn: pick("tsn"),
+        ssn: pick("ssn"),
+        bytes: pick("bytes"),
+        tx: pick("tx"),
+        round: pick("round"),
+        path: pick("path"),
+        cwnd: pick("cwnd"),
+    }
+}
+
+/// The SACK rows: (event, cumulative TSN, gap blocks).
+fn sacks(out: &RunOutput) -> Vec<(f64, f64, f64)> {
+    let r: &ChunkRows = out.flow_traces[0].as_ref().unwrap().sctp();
+    (0..r.len())
+        .filter(|&i| r.col("kind")[i] == 3.0)
+        .map(|i| (r.col("event")[i], r.col("tsn")[i], r.col("gaps")[i]))
+        .collect()
 }
 
 /// Bytes of DATA sent per round trip.
-fn per_round(r: &ChunkRows) -> Vec<u64> {
+fn per_round(r: &Data) -> Vec<u64> {
     let last = r.round.iter().cloned().fold(0.0, f64::max) as usize;
     (1..=last)
         .map(|k| {
@@ -53,7 +88,7 @@ fn per_round(r: &ChunkRows) -> Vec<u64> {
 fn study1_per_round_bytes_and_tail_bundling() {
     let out = run(study1(files(5, 13_500), json!({}), json!({})));
     let r = rows(&out);
-    assert_eq!(per_round(r), vec![4380, 8760, 17_520, 35_040, 1800]);
+    assert_eq!(per_round(&r), vec![4380, 8760, 17_520, 35_040, 1800]);
     // A 1460-byte message is a 1452-byte and an 8-byte chunk.
     let sizes: Vec<u64> = (0..6).map(|i| r.bytes[i] as u64).collect();
     assert_eq!(sizes, vec![1452, 8, 1452, 8, 1452, 8]);
@@ -220,6 +255,16 @@ fn fast_retransmit_on_the_third_missing_report() {
         (f.fast_retransmits, f.retransmissions_fast, f.timeouts),
         (1, 1, 0)
     );
+    // The SACKs in the series: as many sent as the receiver counted, gap blocks while the
+    // hole was open, every one that was sent arrived (the reverse path loses nothing).
+    let sk = sacks(&out);
+    let sent = sk.iter().filter(|s| s.0 == 0.0).count() as u64;
+    assert_eq!(sent, f.sacks_sent);
+    assert_eq!(
+        sk.iter().filter(|s| s.0 == 1.0).count() as u64,
+        f.sacks_sent
+    );
+    assert!(sk.iter().any(|s| s.2 > 0.0));
     let r = rows(&out);
     let rtx = (0..r.t.len())
         .find(|&i| r.event[i] == 0.0 && r.tx[i] == 2.0)

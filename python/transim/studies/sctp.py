@@ -117,7 +117,7 @@ def rounds_section(out: Path) -> tuple[str, list[int], list[int]]:
     for p, r in runs.items():
         r.write(out / f"rounds-{p}")
     tr = runs["sctp"].flow_traces[0]
-    sent = tr["event"] == 0
+    sent = (tr["event"] == 0) & (tr["kind"] == 0)
     sctp_rows = [
         (int(tr["round"][i]), int(tr["sid"][i]), int(tr["ssn"][i]), int(tr["bytes"][i]))
         for i in np.flatnonzero(sent)
@@ -300,7 +300,7 @@ def first_round(proto: str, size: int) -> tuple[int, list[int]]:
     r = run(variant(proto, "10Mbps", 10, 10, size), trace_flows=True, trace_packets=True)
     if proto == "sctp":
         tr = r.flow_traces[0]
-        sel = (tr["event"] == 0) & (tr["round"] == 1)
+        sel = (tr["event"] == 0) & (tr["kind"] == 0) & (tr["round"] == 1)
         parts = [int(b) for b in tr["bytes"][sel]]
     else:
         parts = [b for rnd, _, b in tcp_rounds(r) if rnd == 1]

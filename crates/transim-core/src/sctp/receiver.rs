@@ -293,6 +293,9 @@ impl SctpReceiver {
             .rcv_buf
             .saturating_sub(self.held_bytes + self.ready_bytes)
             .min(u32::MAX as u64) as u32;
+        if let Some(r) = self.rows.as_deref_mut() {
+            r.push_sack(ctx.now, 0, cum, self.ooo.len());
+        }
         let sack = Chunk::Sack {
             cum_tsn: cum,
             a_rwnd,

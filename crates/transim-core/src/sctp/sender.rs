@@ -279,6 +279,9 @@ impl SctpSender {
                     gaps,
                     ..
                 } if matches!(self.state, State::Established | State::ShutdownSent) => {
+                    if let Some(r) = self.rows.as_deref_mut() {
+                        r.push_sack(ctx.now, 1, *cum_tsn, gaps.len());
+                    }
                     self.on_sack(*cum_tsn, *a_rwnd, gaps, ctx);
                     self.transmit(ctx, store);
                 }

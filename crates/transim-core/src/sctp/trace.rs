@@ -1,44 +1,57 @@
-//! SCTP's series: one row per DATA chunk sent (by the sender) or arriving (at the receiver).
+//! SCTP's series: one row per DATA chunk sent (by the sender) or arriving (at the receiver),
+//! and per SACK sent (by the receiver) or arriving (at the sender).
 
 use super::chunk::DataChunk;
 use crate::sim::Time;
 use crate::transport::Series;
 use std::any::Any;
 
-/// DATA chunk events, as columns.
+/// Number of columns.
+const N: usize = 13;
+
+/// Chunk events, as columns (see [`ChunkRows::COLUMNS`]): time (s); event (0 sent, 1
+/// arrived); chunk type (0 DATA, 3 SACK); TSN (for a SACK its cumulative TSN ack); stream;
+/// stream sequence number; user bytes; transmission number; the round trip it was sent in
+/// (DATA sends); destination path, that path's cwnd and bytes outstanding after the send
+/// (DATA sends); gap blocks (SACKs).
 #[derive(Clone, Debug, Default)]
 pub struct ChunkRows {
-    /// Time (s).
-    pub t: Vec<f64>,
-    /// 0 = sent, 1 = arrived at the receiver.
-    pub event: Vec<f64>,
-    /// TSN.
-    pub tsn: Vec<f64>,
-    /// Stream identifier.
-    pub sid: Vec<f64>,
-    /// Stream sequence number.
-    pub ssn: Vec<f64>,
-    /// User bytes.
-    pub bytes: Vec<f64>,
-    /// Transmission number.
-    pub tx: Vec<f64>,
-    /// Round trip in which it was sent (1 = the first flight; sends only).
-    pub round: Vec<f64>,
-    /// Destination path (sends only).
-    pub path: Vec<f64>,
-    /// That path's cwnd after the send (bytes; sends only).
-    pub cwnd: Vec<f64>,
-    /// That path's bytes outstanding after the send (sends only).
-    pub flight: Vec<f64>,
+    cols: [Vec<f64>; N],
 }
 
 impl ChunkRows {
     /// Column names in order.
-    pub const COLUMNS: [&'static str; 11] = [
-        "t", "event", "tsn", "sid", "ssn", "bytes", "tx", "round", "path", "cwnd", "flight",
+    pub const COLUMNS: [&'static str; N] = [
+        "t", "event", "kind", "tsn", "sid", "ssn", "bytes", "tx", "round", "path", "cwnd",
+        "flight", "gaps",
     ];
 
-    /// Append one row.
+    /// A column by name.
+    pub fn col(&self, name: &str) -> &[f64] {
+        let i = Self::COLUMNS
+            .iter()
+            .position(|c| *c == name)
+            .unwrap_or_else(|| panic!("no column {name:?}"));
+        &self.cols[i]
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.cols[0].len()
+    }
+
+    /// True when there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn row(&mut self, values: [f64; N]) {
+        for (c, v) in self.cols.iter_mut().zip(values) {
+            c.push(v);
+        }
+    }
+
+    /// Append a DATA chunk row.
     #[allow(clippy::too_many_arguments)]
     pub fn push(
         &mut self,
@@ -50,72 +63,56 @@ impl ChunkRows {
         cwnd: u64,
         flight: u64,
     ) {
-        self.t.push(now as f64 * 1e-9);
-        self.event.push(event as f64);
-        self.tsn.push(c.tsn as f64);
-        self.sid.push(c.sid as f64);
-        self.ssn.push(c.ssn as f64);
-        self.bytes.push(c.len as f64);
-        self.tx.push(c.tx as f64);
-        self.round.push(round as f64);
-        self.path.push(path as f64);
-        self.cwnd.push(cwnd as f64);
-        self.flight.push(flight as f64);
+        self.row([
+            now as f64 * 1e-9,
+            event as f64,
+            0.0,
+            c.tsn as f64,
+            c.sid as f64,
+            c.ssn as f64,
+            c.len as f64,
+            c.tx as f64,
+            round as f64,
+            path as f64,
+            cwnd as f64,
+            flight as f64,
+            0.0,
+        ]);
     }
 
-    fn columns(self) -> [Vec<f64>; 11] {
-        [
-            self.t,
-            self.event,
-            self.tsn,
-            self.sid,
-            self.ssn,
-            self.bytes,
-            self.tx,
-            self.round,
-            self.path,
-            self.cwnd,
-            self.flight,
-        ]
+    /// Append a SACK row: `cum` its cumulative TSN ack, `gaps` its gap blocks.
+    pub fn push_sack(&mut self, now: Time, event: u8, cum: u64, gaps: usize) {
+        let mut v = [0.0; N];
+        v[0] = now as f64 * 1e-9;
+        v[1] = event as f64;
+        v[2] = 3.0;
+        v[3] = cum as f64;
+        v[12] = gaps as f64;
+        self.row(v);
     }
 
-    /// Merge the sender's and the receiver's rows in time order (sends first at a tie).
+    /// Merge the sender's and the receiver's rows in time order (the first's at a tie).
     pub fn merge(a: ChunkRows, b: ChunkRows) -> ChunkRows {
-        let (ca, cb) = (a.columns(), b.columns());
-        let (na, nb) = (ca[0].len(), cb[0].len());
-        let mut out: [Vec<f64>; 11] = Default::default();
+        let mut out = ChunkRows::default();
+        let (na, nb) = (a.len(), b.len());
         let (mut i, mut j) = (0, 0);
         while i < na || j < nb {
-            let take_a = j >= nb || (i < na && ca[0][i] <= cb[0][j]);
-            for (k, col) in out.iter_mut().enumerate() {
-                col.push(if take_a { ca[k][i] } else { cb[k][j] });
-            }
+            let take_a = j >= nb || (i < na && a.cols[0][i] <= b.cols[0][j]);
+            let (src, k) = if take_a { (&a, i) } else { (&b, j) };
+            out.row(std::array::from_fn(|c| src.cols[c][k]));
             if take_a {
                 i += 1;
             } else {
                 j += 1;
             }
         }
-        let [t, event, tsn, sid, ssn, bytes, tx, round, path, cwnd, flight] = out;
-        ChunkRows {
-            t,
-            event,
-            tsn,
-            sid,
-            ssn,
-            bytes,
-            tx,
-            round,
-            path,
-            cwnd,
-            flight,
-        }
+        out
     }
 }
 
 impl Series for ChunkRows {
     fn into_columns(self: Box<Self>) -> Vec<(&'static str, Vec<f64>)> {
-        Self::COLUMNS.into_iter().zip((*self).columns()).collect()
+        Self::COLUMNS.into_iter().zip(self.cols).collect()
     }
     fn as_any(&self) -> &dyn Any {
         self
