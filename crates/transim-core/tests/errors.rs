@@ -171,3 +171,23 @@ fn errors_display_path_then_message() {
         "{e}"
     );
 }
+
+/// Numbers the engine cannot represent are refused with the field named, instead of
+/// wrapping or saturating (shared/repro: a 1e-12 bps bottleneck, mss 1e30, overhead 2^32).
+#[test]
+fn out_of_range_numbers_are_named() {
+    let e = with(|v| v["topology"]["bottleneck"]["rate"] = json!("1e-12bps"));
+    check(&e, "topology.bottleneck.rate", &["1 bit/s"]);
+    let e = with(|v| v["topology"]["bottleneck"]["rate"] = json!(1e16));
+    check(&e, "topology.bottleneck.rate", &["1000 Tbit/s"]);
+    let e = with(|v| v["tcp"] = json!({"mss": 1e30}));
+    check(&e, "tcp.mss", &["2^53"]);
+    let e = with(|v| {
+        v["flows"][0]["app"] = json!({"kind": "finite", "bytes": 18446744073709551615u64})
+    });
+    check(&e, "flows[0].app.bytes", &["2^53"]);
+    let e = with(|v| v["topology"]["bottleneck"]["overhead"] = json!(4294967296u64));
+    check(&e, "topology.bottleneck.overhead", &["65535"]);
+    let e = with(|v| v["topology"]["bottleneck"]["forward"] = json!({"overhead": 70000}));
+    check(&e, "topology.bottleneck.forward.overhead", &["65535"]);
+}

@@ -230,3 +230,22 @@ fn link_loss_rate_measured_in_a_run() {
         l.loss_rate_measured
     );
 }
+
+/// shared/repro/throughput-gt-capacity.toml: a 1461-byte transfer over 64 kbps with a 1 ms
+/// minimum RTO retransmits needlessly; duplicates that arrive after the transfer completed
+/// used to be counted over the completion time (74.8 kb/s on a 64 kb/s link).
+#[test]
+fn throughput_never_exceeds_the_bottleneck() {
+    let v = serde_json::json!({
+        "name": "thr", "duration": "3s",
+        "tcp": {"mtu": 576, "rto_min": "1ms"},
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "64kbps", "delay": "10ms"}},
+        "flows": [{"app": {"kind": "finite", "bytes": 1461}}]
+    });
+    let out = run(v);
+    let f = out.result.flows[0].detail.tcp();
+    assert_eq!(f.bytes_delivered, 1461);
+    assert!(f.retransmissions > 0, "the scenario must retransmit needlessly");
+    assert!(f.throughput_bps <= 64_000.0, "{}", f.throughput_bps);
+    assert!(f.goodput_bps <= f.throughput_bps);
+}

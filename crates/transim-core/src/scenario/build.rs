@@ -156,6 +156,22 @@ fn direction(
                 .push((seg.flow, seg.segment, seg.transmission));
         }
     }
+    if let Some(o) = d.overhead.or(spec.overhead) {
+        if o.0 > 65_535 {
+            let at = if d.overhead.is_some() {
+                format!("{path}.overhead")
+            } else {
+                format!("{}.overhead", path.rsplit_once('.').map_or(path, |p| p.0))
+            };
+            return Err(ScenarioError::new(
+                at,
+                format!(
+                    "got {} bytes; expected at most 65535 bytes of framing per packet",
+                    o.0
+                ),
+            ));
+        }
+    }
     Ok(DirParams {
         rate: d.rate.unwrap_or(spec.rate).0,
         delay: d.delay.or(spec.delay).map(|x| x.0).unwrap_or(0),

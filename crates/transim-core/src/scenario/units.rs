@@ -86,7 +86,7 @@ fn show(raw: &Raw) -> String {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rate(pub f64);
 const RATE_EXPECT: &str =
-    "a positive rate: a number of bit/s or a string such as \"10Mbps\", \"600kbps\", \"1Gbps\"";
+    "a positive rate: a number of bit/s or a string such as \"10Mbps\", \"600kbps\", \"1Gbps\" (from 1 bit/s to 1000 Tbit/s)";
 fn parse_rate(raw: &Raw) -> Result<Rate, String> {
     let bps = match raw {
         Raw::Num(n) => *n,
@@ -102,7 +102,9 @@ fn parse_rate(raw: &Raw) -> Result<Rate, String> {
             v * mult
         }
     };
-    if !(bps.is_finite() && bps > 0.0) {
+    // Below 1 bit/s a packet's serialisation time no longer fits the clock; above 10^15 it
+    // rounds to nothing.
+    if !(bps.is_finite() && (1.0..=1e15).contains(&bps)) {
         return Err(show(raw));
     }
     Ok(Rate(bps))
@@ -163,7 +165,7 @@ quantity!(Duration, u64, DURATION_EXPECT, parse_duration, fmt_duration);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Size(pub u64);
 const SIZE_EXPECT: &str =
-    "a size: a whole number of bytes or a string such as \"1460B\", \"13.5KB\", \"64KiB\", \"2MB\"";
+    "a size: a whole number of bytes or a string such as \"1460B\", \"13.5KB\", \"64KiB\", \"2MB\" (at most 2^53 bytes)";
 fn size_mult(unit: &str) -> Option<f64> {
     Some(match unit {
         "" | "B" | "bytes" => 1.0,
@@ -184,11 +186,15 @@ fn parse_size(raw: &Raw) -> Result<Size, String> {
             v * size_mult(&unit).ok_or_else(|| show(raw))?
         }
     };
-    if !(bytes.is_finite() && bytes >= 0.0) || bytes.fract() != 0.0 {
+    if !(bytes.is_finite() && (0.0..=MAX_SIZE as f64).contains(&bytes)) || bytes.fract() != 0.0 {
         return Err(show(raw));
     }
     Ok(Size(bytes as u64))
 }
+/// The largest size a scenario may give (2^53 bytes: exact in every number format the
+/// front end and the engine use, and far from overflowing sums).
+pub const MAX_SIZE: u64 = 1 << 53;
+
 fn fmt_size(b: u64) -> String {
     format!("{b}B")
 }

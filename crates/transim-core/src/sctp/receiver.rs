@@ -47,6 +47,8 @@ pub struct ReceiverStats {
     pub first_data: Option<Time>,
     /// Last arrival of new DATA.
     pub last_data: Option<Time>,
+    /// `bytes_received` at that arrival (duplicates after it do not count in throughput).
+    pub received_at_last_data: u64,
     /// Per stream.
     pub streams: Vec<StreamStats>,
 }
@@ -173,6 +175,7 @@ impl SctpReceiver {
             return true;
         }
         self.stats.last_data = Some(now);
+        self.stats.received_at_last_data = self.stats.bytes_received;
         if d.tsn == self.cum_tsn + 1 {
             self.cum_tsn = d.tsn;
             while let Some(&(a, b)) = self.ooo.first() {

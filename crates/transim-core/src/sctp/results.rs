@@ -125,7 +125,14 @@ pub(crate) fn collect(a: &SctpAssociation, facts: &FlowFacts) -> SctpFlowResult 
         messages_delivered: r.messages,
         data_chunks_delivered: r.data_chunks,
         goodput_bps: bits_per_second(r.bytes_delivered, secs(active)),
-        throughput_bps: bits_per_second(r.bytes_received, secs(active)),
+        throughput_bps: bits_per_second(
+            if completion.is_some() {
+                r.received_at_last_data
+            } else {
+                r.bytes_received
+            },
+            secs(active),
+        ),
         active_time: secs(active),
         segments_sent: s.stats.packets,
         data_chunks_sent: s.stats.data_chunks,

@@ -15,7 +15,8 @@ use crate::sim::Time;
 pub struct ReceiverStats {
     /// Payload bytes delivered in order to the application.
     pub bytes_delivered: u64,
-    /// Payload bytes received (including duplicates and out-of-order).
+    /// Payload bytes received until the transfer completed (including duplicates and
+    /// out-of-order).
     pub bytes_received: u64,
     /// Segments with data received.
     pub data_segments: u64,
@@ -215,7 +216,10 @@ impl TcpReceiver {
             self.fin_at_seq = Some(p.seq + p.len as u64);
         }
         self.stats.data_segments += (p.len > 0) as u64;
-        self.stats.bytes_received += p.len as u64;
+        if self.stats.fin_at.is_none() {
+            // Throughput is over the active time: duplicates after completion do not count.
+            self.stats.bytes_received += p.len as u64;
+        }
         if p.len > 0 && self.stats.first_data.is_none() {
             self.stats.first_data = Some(ctx.now);
         }
