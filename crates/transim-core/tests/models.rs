@@ -245,7 +245,10 @@ fn throughput_never_exceeds_the_bottleneck() {
     let out = run(v);
     let f = out.result.flows[0].detail.tcp();
     assert_eq!(f.bytes_delivered, 1461);
-    assert!(f.retransmissions > 0, "the scenario must retransmit needlessly");
+    assert!(
+        f.retransmissions > 0,
+        "the scenario must retransmit needlessly"
+    );
     assert!(f.throughput_bps <= 64_000.0, "{}", f.throughput_bps);
     assert!(f.goodput_bps <= f.throughput_bps);
 }

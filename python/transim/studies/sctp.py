@@ -397,8 +397,8 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
     findings = [
         Finding(
             "SCTP bytes per round trip (10 Mbps, 10 ms, 5 × 13.5 KB)",
-            PAPER_ROUNDS,
-            sctp_tot,
+            ", ".join(map(str, PAPER_ROUNDS)),
+            ", ".join(map(str, sctp_tot)),
             "reproduced" if sctp_tot == PAPER_ROUNDS else "not reproduced",
             "exact byte counts, tails bundled 3 + 2",
         )
@@ -422,7 +422,8 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
                 status = "not reproduced"
             findings.append(
                 Finding(
-                    f"SCTP's transfer time shorter by (%), {exp} {x}",
+                    "SCTP's transfer time shorter by (%), "
+                    + (f"delay {x} ms" if exp == "delay" else f"{x} at 100 ms"),
                     ref,
                     round(ours, 1),
                     status,
