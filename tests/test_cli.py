@@ -99,3 +99,14 @@ def test_every_example_runs_with_sensible_numbers(tmp_path: Path, root: Path) ->
             assert bottleneck > 0
         c = s["conservation"]
         assert c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
+
+
+def test_counts_below_one_are_refused_without_a_traceback() -> None:
+    for args in (
+        ["bench", "--repeat", "0"],
+        ["estimators", "--jobs", "0"],
+        ["reproduce", "sctp", "--jobs", "-1"],
+    ):
+        p = transim_cli(*args)
+        assert p.returncode == 2, args
+        assert "expected at least 1" in p.stderr and "Traceback" not in p.stderr, p.stderr

@@ -65,3 +65,18 @@ def test_truncated_store_line_is_ignored(tmp_path: Path) -> None:
     p = tmp_path / "runs.jsonl"
     p.write_text('{"key": "a", "label": {}, "summary": {}}\n{"key": "b", "lab')
     assert list(RunStore.open(p).rows) == ["a"]
+
+
+def test_run_store_survives_a_damaged_file(tmp_path: Path) -> None:
+    """A crash can leave a half-written last line (and a file can get foreign bytes): the
+    store skips such lines with a warning and appends the next record on a line of its own."""
+    from transim.studies.runner import RunStore
+
+    path = tmp_path / "runs.jsonl"
+    good = '{"key": "a", "label": {}, "summary": {"x": 1}}\n'
+    path.write_bytes(good.encode() + b"\xff\xfe not utf-8\n" + b'{"key": "b", "lab')
+    store = RunStore.open(path)
+    assert set(store.rows) == {"a"}
+    store.add("c", {}, {"x": 3})
+    again = RunStore.open(path)
+    assert set(again.rows) == {"a", "c"}

@@ -104,6 +104,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     return report_main(args)
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"got {text!r}; expected a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"got {value}; expected at least 1")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="transim",
@@ -152,7 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="run the performance benchmarks B1-B3")
     b.add_argument("--only", default="B1,B2,B3", help="comma-separated benchmark names")
-    b.add_argument("--repeat", type=int, default=3, help="runs per benchmark (median reported)")
+    b.add_argument(
+        "--repeat", type=positive_int, default=3, help="runs per benchmark (median reported)"
+    )
     b.add_argument("--json", help="also write the table as JSON to this file")
     b.set_defaults(func=cmd_bench)
 
@@ -165,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="quick: minutes on a laptop; paper: the paper's run sizes",
     )
     rp.add_argument("--out", help="output directory (default: out/<study>)")
-    rp.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
+    rp.add_argument("--jobs", type=positive_int, help="parallel runs (default: one per core)")
     rp.set_defaults(func=cmd_reproduce)
 
     ex = sub.add_parser("examples", help="list the example scenarios shipped with transim")
@@ -173,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.set_defaults(func=cmd_examples)
 
     es = sub.add_parser("estimators", help="accuracy of the path estimators over a grid of paths")
-    es.add_argument("--jobs", type=int, default=2, help="parallel runs")
+    es.add_argument("--jobs", type=positive_int, default=2, help="parallel runs")
     es.set_defaults(func=cmd_estimators)
 
     rep = sub.add_parser(

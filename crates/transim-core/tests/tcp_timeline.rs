@@ -258,6 +258,25 @@ fn scripted_drop_by_packet_number() {
     assert_eq!(out.result.flows[0].detail.tcp().bytes_delivered, 5000);
 }
 
+/// The packet numbers may be listed in any order (they are sorted, then looked up by
+/// binary search): [4, 3] drops the first two data segments' first transmissions.
+#[test]
+fn scripted_drops_by_packet_number_in_any_order() {
+    let out = run(two_node(
+        "5s",
+        json!({}),
+        json!({"kind": "finite", "bytes": 5000}),
+        json!({"drops": {"packets": [4, 3]}}),
+    ));
+    let pt = out.packet_trace.unwrap();
+    let dropped: Vec<u64> = rows(&pt, |i| pt.kind[i] == 2)
+        .into_iter()
+        .map(|d| pt.seq[d])
+        .collect();
+    assert_eq!(dropped, vec![1, 1001]);
+    assert_eq!(out.result.flows[0].detail.tcp().bytes_delivered, 5000);
+}
+
 /// Karn's rule: the ACK that covers a retransmitted segment gives no RTT sample, so srtt is
 /// unchanged across it; with timestamps the echo disambiguates and a sample is taken.
 #[test]

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -50,14 +51,26 @@ class RunStore:
 
     @classmethod
     def open(cls, path: Path) -> RunStore:
+        """Load the rows of a store, skipping (with a warning) lines that are not run
+        records: a line cut short by a crash, bytes that are not UTF-8, foreign lines."""
         store = cls(path)
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut short by a crash
+        if not path.exists():
+            return store
+        data = path.read_bytes()
+        bad = 0
+        for raw in data.splitlines():
+            try:
+                row = json.loads(raw.decode("utf-8"))
                 store.rows[row["key"]] = row
+            except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+                bad += 1
+        if bad:
+            print(
+                f"warning: {path}: skipped {bad} line(s) that are not run records", file=sys.stderr
+            )
+        if data and not data.endswith(b"\n"):
+            with path.open("ab") as fh:
+                fh.write(b"\n")  # the next record starts on a line of its own
         return store
 
     def add(self, key: str, label: dict[str, Any], summary: dict[str, Any]) -> None:

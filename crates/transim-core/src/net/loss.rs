@@ -169,7 +169,8 @@ impl LossModel {
 /// transmission of segment n of flow f".
 #[derive(Clone, Debug, Default)]
 pub struct ScriptedDrops {
-    /// 1-based packet numbers on this link direction (counting every packet offered to it).
+    /// 1-based packet numbers on this link direction (counting every packet offered to it),
+    /// sorted (the builder sorts them; lookups are binary searches).
     pub packets: Vec<u64>,
     /// (flow, segment index, transmission number), as [`crate::net::Header::data_unit`] numbers them.
     pub segments: Vec<(u32, u32, u16)>,
@@ -179,7 +180,7 @@ impl ScriptedDrops {
     /// True when the packet numbered `n` on this link, `p`, is to be dropped.
     #[inline]
     pub fn matches(&self, n: u64, p: &Packet) -> bool {
-        self.packets.contains(&n)
+        (!self.packets.is_empty() && self.packets.binary_search(&n).is_ok())
             || (!self.segments.is_empty()
                 && p.hdr.data_unit().is_some_and(|(s, k)| {
                     self.segments

@@ -131,6 +131,7 @@ fn direction(
             }
         }
         script.packets = s.packets.clone();
+        script.packets.sort_unstable();
         for (i, seg) in s.segments.iter().enumerate() {
             let p = format!("{path}.drops.segments[{i}]");
             if seg.flow as usize >= nflows {
