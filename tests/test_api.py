@@ -98,3 +98,46 @@ def test_write_results(tmp_path: Path) -> None:
     assert {"results.json", "flows.csv", "links.csv", "trace_flow0.npz"} <= files
     header = (tmp_path / "flows.csv").read_text().splitlines()[0]
     assert "goodput_bps" in header and "data_drops.loss_model" in header
+
+
+def test_progress_callback_sees_time_advance_and_can_stop_the_run() -> None:
+    seen: list[tuple[float, int]] = []
+
+    def watch(t: float, events: int) -> bool:
+        seen.append((t, events))
+        return len(seen) < 3
+
+    r = transim.run("scenarios/dumbbell.toml", progress=watch)
+    assert len(seen) == 3
+    assert [t for t, _ in seen] == sorted(t for t, _ in seen)
+    assert r.summary["stopped_at"] == pytest.approx(seen[-1][0])
+    assert r.summary["simulated_time"] < 30
+    assert transim.run("scenarios/dumbbell.toml").summary["stopped_at"] is None
+
+
+def test_ctrl_c_stops_a_long_run_and_keeps_its_results(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "long.py"
+    script.write_text(
+        "import sys, transim\n"
+        "doc = {'duration': '1000s', 'topology': {'kind': 'dumbbell', 'bottleneck': "
+        "{'rate': '10Gbps', 'delay': '5ms', 'queue': 2000}}, 'flows': [{}]}\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        "    transim.run(doc)\n"
+        "except transim.Interrupted as e:\n"
+        "    print('stopped_at', e.result.summary['stopped_at'], flush=True)\n"
+        "    sys.exit(3)\n"
+    )
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert p.stdout is not None and p.stdout.readline().strip() == "started"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=30)  # a run that ignored Ctrl-C would take minutes
+    assert p.returncode == 3, out
+    stopped = float(out.split()[-1])
+    assert 0 < stopped < 1000

@@ -110,3 +110,16 @@ def test_counts_below_one_are_refused_without_a_traceback() -> None:
         p = transim_cli(*args)
         assert p.returncode == 2, args
         assert "expected at least 1" in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_max_wall_stops_a_run_and_writes_what_it_has(tmp_path: Path) -> None:
+    sc = tmp_path / "long.toml"
+    sc.write_text(
+        'duration = "1000s"\n[topology]\nkind = "dumbbell"\n[topology.bottleneck]\n'
+        'rate = "10Gbps"\ndelay = "5ms"\nqueue = 2000\n[[flows]]\napp = { kind = "bulk" }\n'
+    )
+    p = transim_cli("run", str(sc), "-q", "--max-wall", "0.5", "--out", str(tmp_path / "o"))
+    assert p.returncode == 0, p.stderr
+    assert "stopped after --max-wall 0.5 s" in p.stderr
+    res = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert 0 < res["stopped_at"] < 1000 and res["simulated_time"] == res["stopped_at"]

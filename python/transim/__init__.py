@@ -11,14 +11,31 @@ A scenario is a dict, a path to a TOML file, or TOML text. Errors in it raise
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from . import _core
 from .result import Result
 from .scenario import ScenarioError, ScenarioLike, prepare, to_json, validate
 
-__all__ = ["run", "validate", "Result", "ScenarioError", "__version__", "congestion_controls"]
+__all__ = [
+    "run",
+    "validate",
+    "Result",
+    "ScenarioError",
+    "Interrupted",
+    "__version__",
+    "congestion_controls",
+]
 __version__: str = _core.__version__
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; ``.result`` holds its results up to the stop (``stopped_at``)."""
+
+    def __init__(self, result: Result) -> None:
+        super().__init__(f"interrupted at {result.summary['stopped_at']:.6f} s simulated")
+        self.result = result
 
 
 def run(
@@ -29,6 +46,7 @@ def run(
     trace_packets: bool | None = None,
     pcap: str | Path | None = None,
     pcap_links: list[str] | None = None,
+    progress: Callable[[float, int], bool | None] | None = None,
 ) -> Result:
     """Run a scenario and return its :class:`Result`.
 
@@ -36,7 +54,10 @@ def run(
     ``seed`` replaces the scenario's seed; ``trace_flows``/``trace_packets`` switch on the
     per-flow time series and the per-packet event log; ``pcap`` writes a capture file per
     link direction (``pcap_links``: only these, by name such as ``"r1->r2"``) into that
-    folder.
+    folder. ``progress(simulated_seconds, events)`` is called every few thousand events;
+    returning False stops the run there (its results then carry ``stopped_at``). Ctrl-C
+    stops a run within milliseconds and raises :class:`Interrupted` (a KeyboardInterrupt)
+    carrying the results up to that point.
     """
     doc, source = prepare(scenario, overrides, seed)
     if pcap is not None:
@@ -51,13 +72,16 @@ def run(
         if trace_packets is not None:
             tr["packets"] = trace_packets
     try:
-        raw = _core.run(to_json(doc))
+        raw = _core.run(to_json(doc), progress)
     except _core.ScenarioError as e:
         message, path, detail = e.args
         raise ScenarioError(message, path=path, detail=detail, source=source) from None
     except OSError as e:
         raise ScenarioError(str(e), path="trace.pcap.dir", source=source) from None
-    return Result(json.loads(raw["result"]), raw["flow_traces"], raw["packet_trace"], doc)
+    result = Result(json.loads(raw["result"]), raw["flow_traces"], raw["packet_trace"], doc)
+    if raw["interrupted"]:
+        raise Interrupted(result)
+    return result
 
 
 def congestion_controls() -> list[str]:

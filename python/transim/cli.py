@@ -17,16 +17,29 @@ def _scenario_stem(path: str) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from . import Interrupted
+    from .progress import Progress, seconds
+
     plot = args.plot is not None
-    result = run(
-        Path(args.scenario),
-        overrides=args.set,
-        seed=args.seed,
-        trace_flows=True if plot or args.trace else None,
-        trace_packets=True if plot or args.trace else None,
-        pcap=args.pcap,
-        pcap_links=args.pcap_links.split(",") if args.pcap_links else None,
-    )
+    duration = seconds(validate(Path(args.scenario), args.set)["duration"])
+    watch = Progress(duration, show=sys.stderr.isatty() and not args.quiet, max_wall=args.max_wall)
+    interrupted = False
+    try:
+        result = run(
+            Path(args.scenario),
+            overrides=args.set,
+            seed=args.seed,
+            trace_flows=True if plot or args.trace else None,
+            trace_packets=True if plot or args.trace else None,
+            pcap=args.pcap,
+            pcap_links=args.pcap_links.split(",") if args.pcap_links else None,
+            progress=watch,
+        )
+    except Interrupted as e:
+        result, interrupted = e.result, True
+    finally:
+        watch.close()
+    stopped = result.summary["stopped_at"]
     if not args.quiet:
         print(result.table())
     out = Path(args.out) if args.out else Path("out") / _scenario_stem(args.scenario)
@@ -42,6 +55,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"\nwrote {len(written)} files to {out}/: " + ", ".join(p.name for p in written))
         if args.pcap:
             print(f"packet captures in {args.pcap}/ (one .pcap per link direction)")
+    if stopped is not None:
+        why = "interrupted" if interrupted else f"stopped after --max-wall {args.max_wall:g} s"
+        print(
+            f"{why} at {stopped:.6f} s of {duration:g} s simulated; the results written to "
+            f"{out}/ cover that much (stopped_at in results.json)",
+            file=sys.stderr,
+        )
+        return 130 if interrupted else 0
     return 0
 
 
@@ -153,6 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="capture only these link directions (default: all)",
     )
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    r.add_argument(
+        "--max-wall",
+        type=float,
+        metavar="SECONDS",
+        help="stop after this much wall time and keep the results so far",
+    )
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file without running it")

@@ -29,6 +29,9 @@ macro_rules! endpoint_ctx {
     };
 }
 
+/// The run loop calls its watcher every this many events.
+pub const WATCH_EVERY: u32 = 1 << 14;
+
 /// No route.
 pub const NO_ROUTE: u32 = u32::MAX;
 
@@ -112,6 +115,8 @@ pub struct Simulation {
     pub packet_trace: Option<PacketTrace>,
     /// Packet captures to write: the folder and which link directions.
     pub pcap_request: Option<(std::path::PathBuf, Vec<bool>)>,
+    /// When a watcher stopped the run (None: it ran to its end).
+    pub stopped_at: Option<Time>,
     /// Packet capture files, while the run writes them.
     pcap: Option<Box<PcapSet>>,
     pcap_error: Option<String>,
@@ -142,6 +147,7 @@ impl Simulation {
             flows,
             packet_trace: trace_packets.then(PacketTrace::default),
             pcap_request: None,
+            stopped_at: None,
             pcap: None,
             pcap_error: None,
             out: Vec::with_capacity(64),
@@ -153,6 +159,16 @@ impl Simulation {
     /// Run to the end time (or until nothing is left to do). Returns the packet totals, or
     /// an error if conservation does not hold.
     pub fn run(&mut self) -> Result<Conservation, crate::Error> {
+        self.run_watched(&mut |_, _| true)
+    }
+
+    /// Run as [`Simulation::run`] does, calling `watch(now, events so far)` every
+    /// [`WATCH_EVERY`] events; when it returns false the run stops there (an interrupt, a
+    /// wall-time limit) and the results cover the time simulated so far (`stopped_at`).
+    pub fn run_watched(
+        &mut self,
+        watch: &mut dyn FnMut(Time, u64) -> bool,
+    ) -> Result<Conservation, crate::Error> {
         if let Some((dir, chosen)) = self.pcap_request.clone() {
             let set = PcapSet::create(&dir, &self.link_names, &chosen).map_err(|e| {
                 crate::Error::Output(format!(
@@ -169,6 +185,7 @@ impl Simulation {
             self.events.push(f.start, Event::FlowStart(i as u32));
             f.transport.schedule(i as u32, &mut self.events);
         }
+        let mut countdown = WATCH_EVERY;
         while let Some(t) = self.events.peek_time() {
             if t > self.end {
                 break;
@@ -176,8 +193,17 @@ impl Simulation {
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             self.dispatch(ev);
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = WATCH_EVERY;
+                if !watch(self.now, self.events.popped) {
+                    self.stopped_at = Some(self.now);
+                    self.end = self.now;
+                    break;
+                }
+            }
         }
-        if self.events.is_empty() && self.now < self.end {
+        if self.stopped_at.is_none() && self.events.is_empty() && self.now < self.end {
             // Nothing left to happen: the run is complete early.
             self.end = self.now;
         }

@@ -61,14 +61,32 @@ pub fn validate_value(value: serde_json::Value) -> Result<scenario::Scenario, Sc
 
 /// Parse, validate and run a scenario.
 pub fn run_value(value: serde_json::Value) -> Result<results::RunOutput, Error> {
+    run_value_watched(value, &mut |_, _| true)
+}
+
+/// Parse, validate and run a scenario, calling `watch(now, events)` every
+/// [`engine::WATCH_EVERY`] events; returning false stops the run early (results up to then,
+/// marked `stopped_at`).
+pub fn run_value_watched(
+    value: serde_json::Value,
+    watch: &mut dyn FnMut(sim::Time, u64) -> bool,
+) -> Result<results::RunOutput, Error> {
     let sc = scenario::parse(value)?;
-    run_scenario(&sc)
+    run_scenario_watched(&sc, watch)
 }
 
 /// Run an already parsed scenario.
 pub fn run_scenario(sc: &scenario::Scenario) -> Result<results::RunOutput, Error> {
+    run_scenario_watched(sc, &mut |_, _| true)
+}
+
+/// Run an already parsed scenario with a watcher (see [`run_value_watched`]).
+pub fn run_scenario_watched(
+    sc: &scenario::Scenario,
+    watch: &mut dyn FnMut(sim::Time, u64) -> bool,
+) -> Result<results::RunOutput, Error> {
     let mut sim = scenario::build(sc)?;
-    let cons = sim.run()?;
+    let cons = sim.run_watched(watch)?;
     Ok(results::collect(
         sim,
         sc.name.clone().unwrap_or_else(|| "scenario".into()),

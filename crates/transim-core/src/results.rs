@@ -115,6 +115,9 @@ pub struct RunResult {
     pub links: Vec<LinkResult>,
     /// Packet totals.
     pub conservation: Conservation,
+    /// The simulated time at which the run was stopped early (an interrupt or a wall-time
+    /// limit; the results cover the run up to it), null when it ran to its end.
+    pub stopped_at: Option<f64>,
 }
 
 /// A run's summary plus its traces.
@@ -223,6 +226,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             flows,
             links,
             conservation: cons,
+            stopped_at: sim.stopped_at.map(secs),
         },
         flow_traces: traces,
         packet_trace: sim.packet_trace.take(),

@@ -252,3 +252,31 @@ fn throughput_never_exceeds_the_bottleneck() {
     assert!(f.throughput_bps <= 64_000.0, "{}", f.throughput_bps);
     assert!(f.goodput_bps <= f.throughput_bps);
 }
+
+/// A watcher can stop a run (an interrupt, a wall-time limit): the results then cover the
+/// time simulated so far, are marked `stopped_at`, and every packet is still accounted for.
+#[test]
+fn a_watcher_stops_the_run_with_partial_results() {
+    let v = serde_json::json!({
+        "duration": "100s", "seed": 1,
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "100Mbps", "delay": "5ms"}},
+        "flows": [{"app": {"kind": "bulk"}}]
+    });
+    let mut calls = 0u32;
+    let mut last = 0u64;
+    let out = transim_core::run_value_watched(v, &mut |now, events| {
+        assert!(now >= last && events > 0);
+        last = now;
+        calls += 1;
+        calls < 5
+    })
+    .unwrap();
+    let r = &out.result;
+    assert_eq!(calls, 5);
+    assert_eq!(r.events, 5 * transim_core::engine::WATCH_EVERY as u64);
+    let stopped = r.stopped_at.expect("marked as stopped");
+    assert!((r.simulated_time - stopped).abs() < 1e-12 && stopped < 100.0);
+    let c = r.conservation;
+    assert_eq!(c.sent, c.delivered + c.dropped + c.in_flight);
+    assert!(r.flows[0].detail.tcp().bytes_delivered > 0);
+}

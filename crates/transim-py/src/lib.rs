@@ -43,24 +43,58 @@ fn flow_trace_dict<'py>(py: Python<'py>, tr: Box<dyn Series>) -> PyResult<Bound<
 }
 
 /// Run a scenario. Returns a dict: `result` (JSON text of the summary), `flow_traces` (a list
-/// with a dict of numpy arrays or None per flow) and `packet_trace` (a dict of numpy arrays or
-/// None).
+/// with a dict of numpy arrays or None per flow), `packet_trace` (a dict of numpy arrays or
+/// None) and `interrupted` (True when Ctrl-C stopped the run; the results then cover the
+/// simulated time up to `stopped_at`).
+///
+/// While the engine runs (without the GIL), every few thousand events it takes the GIL to let
+/// Python handle signals, and calls `progress(simulated_seconds, events)` if given: a return
+/// of False stops the run there; an exception stops it and is raised afterwards.
 #[pyfunction]
-fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario_json, progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let v = parse_json(scenario_json)?;
-    let out = py
-        .detach(|| transim_core::run_value(v))
-        .map_err(|e| match e {
-            transim_core::Error::Scenario(s) => scenario_err(s),
-            transim_core::Error::Engine(m) => {
-                PyRuntimeError::new_err(format!("internal engine error (please report): {m}"))
-            }
-            transim_core::Error::Output(m) => PyOSError::new_err(m),
-        })?;
+    let mut interrupted = false;
+    let mut callback_error: Option<PyErr> = None;
+    let out = py.detach(|| {
+        let mut watch = |now: u64, events: u64| -> bool {
+            Python::attach(|py| {
+                if py.check_signals().is_err() {
+                    interrupted = true;
+                    return false;
+                }
+                let Some(cb) = &progress else { return true };
+                match cb.call1(py, (now as f64 * 1e-9, events)) {
+                    // Only an explicit False stops the run (None, True, … go on).
+                    Ok(r) => !matches!(r.extract::<bool>(py), Ok(false)),
+                    Err(e) => {
+                        callback_error = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        transim_core::run_value_watched(v, &mut watch)
+    });
+    if let Some(e) = callback_error {
+        return Err(e);
+    }
+    let out = out.map_err(|e| match e {
+        transim_core::Error::Scenario(s) => scenario_err(s),
+        transim_core::Error::Engine(m) => {
+            PyRuntimeError::new_err(format!("internal engine error (please report): {m}"))
+        }
+        transim_core::Error::Output(m) => PyOSError::new_err(m),
+    })?;
     let d = PyDict::new(py);
     let text =
         serde_json::to_string(&out.result).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     d.set_item("result", text)?;
+    d.set_item("interrupted", interrupted)?;
     let traces: Vec<Option<Bound<'py, PyDict>>> = out
         .flow_traces
         .into_iter()
