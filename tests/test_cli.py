@@ -123,3 +123,20 @@ def test_max_wall_stops_a_run_and_writes_what_it_has(tmp_path: Path) -> None:
     assert "stopped after --max-wall 0.5 s" in p.stderr
     res = json.loads((tmp_path / "o" / "results.json").read_text())
     assert 0 < res["stopped_at"] < 1000 and res["simulated_time"] == res["stopped_at"]
+
+
+def test_progress_bar_appears_after_two_seconds(capsys: pytest.CaptureFixture[str]) -> None:
+    from transim.progress import Progress, seconds
+
+    assert seconds("30s") == 30 and seconds("500ms") == 0.5 and seconds("100us") == 1e-4
+    watch = Progress(10.0, show=True)
+    assert watch(1.0, 1000) is True
+    assert capsys.readouterr().err == ""  # nothing in the first two seconds
+    watch.t0 -= 3.0
+    assert watch(5.0, 2_000_000) is True
+    watch.close()
+    err = capsys.readouterr().err
+    assert "5.000/10.000 sim s" in err and "M events/s" in err
+    limited = Progress(10.0, show=False, max_wall=1.0)
+    limited.t0 -= 2.0
+    assert limited(1.0, 10) is False and limited.hit_limit

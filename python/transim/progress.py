@@ -10,7 +10,7 @@ import time
 
 from tqdm import tqdm
 
-_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+_PER_SECOND = {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
 
 
 def seconds(duration: str) -> float:
@@ -18,7 +18,7 @@ def seconds(duration: str) -> float:
     m = re.fullmatch(r"(\d+)(s|ms|us|ns)", duration)
     if not m:
         raise ValueError(f"not a normalised duration: {duration!r}")
-    return int(m.group(1)) * _UNITS[m.group(2)]
+    return int(m.group(1)) / _PER_SECOND[m.group(2)]
 
 
 class Progress:
