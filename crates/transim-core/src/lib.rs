@@ -12,6 +12,7 @@
 
 pub mod engine;
 pub mod estimate;
+pub mod fairness;
 pub mod net;
 pub mod results;
 pub mod scenario;

@@ -1,13 +1,14 @@
 //! Packets and their headers, link directions (rate, delay, finite queue), queue disciplines
 //! and loss models.
 
+pub mod atm;
 pub mod header;
 pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod qdisc;
 
-pub use header::{DatagramHeader, Header, SackBlocks, SctpHeader, TcpHeader};
+pub use header::{CellHeader, DatagramHeader, Header, SackBlocks, SctpHeader, TcpHeader};
 pub use link::{Link, LinkStats, QueueLimit};
 pub use loss::{DropCause, LossModel, ScriptedDrops};
 pub use packet::Packet;

@@ -3,10 +3,12 @@
 //! variable-length content (SCTP's chunks) keeps that content in its own store and puts a
 //! handle here.
 
+pub mod cell;
 pub mod datagram;
 pub mod sctp;
 pub mod tcp;
 
+pub use cell::CellHeader;
 pub use datagram::DatagramHeader;
 pub use sctp::SctpHeader;
 pub use tcp::{SackBlocks, TcpHeader};
@@ -20,6 +22,8 @@ pub enum Header {
     Datagram(DatagramHeader),
     /// An SCTP packet (its chunks are in the association's store).
     Sctp(SctpHeader),
+    /// An ATM cell (its IP packet waits in the VC's frame FIFO).
+    Cell(CellHeader),
 }
 
 impl Default for Header {
@@ -65,6 +69,12 @@ impl Header {
                 len: h.data_bytes,
                 tx: h.tx,
             },
+            Header::Cell(h) => TraceFields {
+                seq: h.frame as u64,
+                ack: h.index as u64,
+                len: 48,
+                tx: 0,
+            },
         }
     }
 
@@ -78,6 +88,7 @@ impl Header {
             Header::Datagram(h) => Some((h.seq.saturating_add(1).min(u32::MAX as u64) as u32, 1)),
             Header::Sctp(h) if h.first_tsn != 0 => Some((h.first_tsn, h.tx)),
             Header::Sctp(_) => None,
+            Header::Cell(_) => None,
         }
     }
 }
