@@ -2,6 +2,7 @@
 //! Names no transport: each flow's transport adds its own results and series.
 
 use crate::engine::{Conservation, Simulation};
+use crate::net::atm::results::VcResult;
 use crate::net::loss::gilbert_elliott_stats;
 use crate::net::QueueLimit;
 use crate::net::{DropCause, LossModel};
@@ -14,9 +15,11 @@ use std::collections::BTreeMap;
 /// Drops by cause.
 pub type Drops = BTreeMap<&'static str, u64>;
 
-fn drops(a: &[u64; DropCause::COUNT]) -> Drops {
+/// Drops by cause; the ATM causes appear only in runs with ATM links.
+fn drops(a: &[u64; DropCause::COUNT], atm: bool) -> Drops {
     DropCause::ALL
         .iter()
+        .filter(|c| atm || !matches!(c, DropCause::Epd | DropCause::Ppd | DropCause::Cells))
         .map(|c| (c.name(), a[c.index()]))
         .collect()
 }
@@ -45,6 +48,9 @@ pub struct FlowResult {
     pub data_drops: Drops,
     /// Data-direction packets dropped (all causes): study 4's N_D.
     pub data_packets_dropped: u64,
+    /// The flow's ATM virtual circuit, when it crosses ATM links.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub atm: Option<VcResult>,
     /// The transport's own results.
     #[serde(flatten)]
     pub detail: Detail,
@@ -70,8 +76,13 @@ pub struct LinkResult {
     pub rate_bps: f64,
     /// Propagation delay (s).
     pub delay: f64,
-    /// Queue limit ("100pkt" or "64000B").
+    /// Queue limit ("100pkt", "64000B", or "4096cells" on ATM links).
     pub queue_limit: String,
+    /// What the packet counts of this link count: "packets", or "cells" on ATM links.
+    pub unit: &'static str,
+    /// An ATM switch port's counters (frames refused by EPD, cut by PPD, cells marked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<crate::net::atm::port::PortStats>,
     /// Fraction of the run the link was transmitting.
     pub utilisation: f64,
     /// Packets offered.
@@ -133,6 +144,7 @@ pub struct RunOutput {
 /// Collect results from a finished simulation.
 pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation) -> RunOutput {
     let end: Time = sim.end;
+    let atm = sim.atm.is_some();
     let mut flows = Vec::new();
     let paths: Vec<(Vec<usize>, Vec<usize>)> = sim
         .flows
@@ -161,9 +173,10 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             start: secs(f.start),
             packets_sent: f.injected,
             packets_delivered: f.delivered,
-            drops: drops(&f.drops),
-            data_drops: drops(&f.data_drops),
+            drops: drops(&f.drops, atm),
+            data_drops: drops(&f.data_drops, atm),
             data_packets_dropped,
+            atm: sim.atm.as_ref().and_then(|a| a.result(fi)),
             detail: f.transport.results(&facts),
         });
         traces.push(f.transport.take_trace());
@@ -195,13 +208,17 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
                 rate_bps: l.rate_bps,
                 delay: secs(l.delay),
                 queue_limit: match l.limit {
+                    QueueLimit::Packets(n) if l.cells && n >= u64::MAX / 2 => "unlimited".into(),
+                    QueueLimit::Packets(n) if l.cells => format!("{n}cells"),
                     QueueLimit::Packets(n) => format!("{n}pkt"),
                     QueueLimit::Bytes(b) => format!("{b}B"),
                 },
+                unit: if l.cells { "cells" } else { "packets" },
+                port: l.port.as_ref().map(|p| p.stats),
                 utilisation: st.busy_ns as f64 / end.max(1) as f64,
                 packets_in: st.packets_in,
                 packets_out: st.packets_out,
-                drops: drops(&st.drops),
+                drops: drops(&st.drops, atm),
                 mean_queue_packets: st.queue_area as f64 / 1e9 / dur,
                 max_queue_packets: st.queue_max,
                 mean_queue_bytes: st.queue_byte_area as f64 / 1e9 / dur,

@@ -14,8 +14,11 @@
 //! A packet carrying the FUL bit is admitted even to a full queue: the receiver's FUL
 //! notification must get through (a one-packet reserve, study 5).
 
+use super::atm::layer::AtmNet;
+use super::atm::port::CellPort;
 use super::loss::{DropCause, LossModel, ScriptedDrops};
 use super::qdisc::{Sched, Scheduler};
+use super::Header;
 use super::Packet;
 use crate::sim::events::{Event, EventQueue};
 use crate::sim::rng::Rng;
@@ -109,6 +112,10 @@ pub struct Link {
     current: Option<Packet>,
     /// Counters.
     pub stats: LinkStats,
+    /// An ATM link: it carries cells (its queue limit and counters are in cells).
+    pub cells: bool,
+    /// An ATM switch's output port: the cell discipline deciding admission.
+    pub port: Option<Box<CellPort>>,
 }
 
 impl Link {
@@ -150,6 +157,8 @@ impl Link {
             sched,
             current: None,
             stats: LinkStats::default(),
+            cells: false,
+            port: None,
         }
     }
 
@@ -208,6 +217,12 @@ impl Link {
         self.tx_cache[1] = self.tx_cache[0];
         self.tx_cache[0] = (size, t);
         t
+    }
+
+    /// Give the link a scheduler (or none: FIFO). Only before the run starts.
+    pub fn set_scheduler(&mut self, sched: Option<Sched>) {
+        debug_assert!(self.current.is_none() && self.line.is_empty());
+        self.sched = sched;
     }
 
     /// Packets waiting (not counting the one being transmitted) at `now`, without changing
@@ -270,6 +285,9 @@ impl Link {
         self.advance(now);
         self.stats.packets_in += 1;
         self.stats.bytes_in += p.wire as u64;
+        if self.port.is_some() && !self.port_admits(now, &mut p, dropped) {
+            return;
+        }
         if self.sched.is_some() {
             self.enqueue_scheduled(now, p, events, dropped);
             return;
@@ -301,6 +319,30 @@ impl Link {
             self.note_queue_peak();
         }
         self.put_on_line(end + self.delay, p, events);
+    }
+
+    /// An ATM switch port decides whether it takes the cell (it may mark it).
+    #[inline]
+    fn port_admits(
+        &mut self,
+        now: Time,
+        p: &mut Packet,
+        dropped: &mut Vec<(Packet, DropCause)>,
+    ) -> bool {
+        let waiting = self.waiting_counts().0;
+        let port = self.port.as_deref_mut().expect("checked by the caller");
+        let Header::Cell(c) = &mut p.hdr else {
+            return true;
+        };
+        let vc = AtmNet::index(p.flow, p.from_sender);
+        match port.admit(now, vc, c, waiting) {
+            Ok(()) => true,
+            Err(cause) => {
+                self.stats.drops[cause.index()] += 1;
+                dropped.push((*p, cause));
+                false
+            }
+        }
     }
 
     #[inline(always)]

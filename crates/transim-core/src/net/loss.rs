@@ -17,11 +17,17 @@ pub enum DropCause {
     Filtered,
     /// Its transmission started while the link was down (a scheduled failure).
     LinkDown,
+    /// ATM: a cell of a frame refused whole by early packet discard.
+    Epd,
+    /// ATM: a cell dropped by partial packet discard after another cell of its frame.
+    Ppd,
+    /// ATM: an IP packet whose AAL5 frame lost cells, discarded at reassembly.
+    Cells,
 }
 
 impl DropCause {
     /// Number of causes.
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 8;
 
     /// All causes, in reporting order.
     pub const ALL: [DropCause; Self::COUNT] = [
@@ -30,6 +36,9 @@ impl DropCause {
         DropCause::Script,
         DropCause::Filtered,
         DropCause::LinkDown,
+        DropCause::Epd,
+        DropCause::Ppd,
+        DropCause::Cells,
     ];
 
     /// Name used in results.
@@ -40,6 +49,9 @@ impl DropCause {
             DropCause::Script => "script",
             DropCause::Filtered => "filtered",
             DropCause::LinkDown => "link_down",
+            DropCause::Epd => "epd",
+            DropCause::Ppd => "ppd",
+            DropCause::Cells => "cells",
         }
     }
 

@@ -27,6 +27,8 @@ struct DirParams {
     rate: f64,
     delay: Time,
     queue: QueueLimit,
+    /// The queue limit was written in the scenario (not a default).
+    queue_given: bool,
     overhead: u32,
     loss: LossModel,
     script: ScriptedDrops,
@@ -41,6 +43,8 @@ pub(super) struct Net {
     pub(super) link_names: Vec<String>,
     /// Per node, outgoing (link id, neighbour).
     pub(super) out: Vec<Vec<(u32, u32)>>,
+    /// Per link direction: its queue limit was written in the scenario.
+    pub(super) queue_given: Vec<bool>,
 }
 
 impl Net {
@@ -62,6 +66,7 @@ impl Net {
             id, from, to, d.rate, d.delay, d.queue, d.loss, d.script, d.overhead, rng, d.sched,
         ));
         self.link_names.push(name);
+        self.queue_given.push(d.queue_given);
         self.out[from as usize].push((id, to));
     }
 
@@ -177,6 +182,7 @@ fn direction(
         rate: d.rate.unwrap_or(spec.rate).0,
         delay: d.delay.or(spec.delay).map(|x| x.0).unwrap_or(0),
         queue: d.queue.or(spec.queue).unwrap_or(QueueLimit::Packets(100)),
+        queue_given: d.queue.or(spec.queue).is_some(),
         overhead: d
             .overhead
             .or(spec.overhead)
@@ -285,6 +291,7 @@ fn loss_model(l: &LossSpec, path: &str) -> Result<LossModel, ScenarioError> {
 fn default_access(bottleneck: &LinkSpec) -> LinkSpec {
     LinkSpec {
         between: None,
+        atm: None,
         rate: super::units::Rate(bottleneck.rate.0 * 10.0),
         delay: None,
         queue: Some(QueueLimit::Packets(1000)),
@@ -359,6 +366,16 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                 };
                 net.add_link(s, r1, &sa, &sa_path, sc.seed, n)?;
                 net.add_link(r2, d, &ra, &ra_path, sc.seed, n)?;
+                if topo.access.is_none() {
+                    // The default access links' 1000 packets is a default, not a choice.
+                    let k = net.queue_given.len();
+                    if topo.sender_access.is_none() && f.sender_access.is_none() {
+                        net.queue_given[k - 4..k - 2].fill(false);
+                    }
+                    if topo.receiver_access.is_none() && f.receiver_access.is_none() {
+                        net.queue_given[k - 2..k].fill(false);
+                    }
+                }
                 endpoints.push((s, d));
             }
         }
@@ -527,6 +544,28 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             Some((std::path::PathBuf::from(&spec.dir), chosen))
         }
     };
+    let atm = super::build_atm::attach(sc, &mut net, &routes, &endpoints)?;
+    let pcap = match pcap {
+        Some((dir, mut chosen)) => {
+            // Captures hold IP packets; cells have no place in a pcap of IPv4.
+            for (l, c) in chosen.iter_mut().enumerate() {
+                if *c && net.links[l].cells {
+                    if sc.trace.pcap.as_ref().is_some_and(|p| p.links.is_some()) {
+                        return Err(ScenarioError::new(
+                            "trace.pcap.links",
+                            format!(
+                                "names {}, which carries ATM cells; captures hold IP packets, choose IP links",
+                                net.link_names[l]
+                            ),
+                        ));
+                    }
+                    *c = false;
+                }
+            }
+            Some((dir, chosen))
+        }
+        None => None,
+    };
     let mut sim = Simulation::new(
         sc.duration.0,
         net.names,
@@ -537,6 +576,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         sc.trace.packets,
     );
     sim.pcap_request = pcap;
+    sim.atm = atm;
     Ok(sim)
 }
 

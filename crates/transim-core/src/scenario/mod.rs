@@ -3,11 +3,13 @@
 
 mod apps;
 pub mod build;
+mod build_atm;
 mod build_sctp;
 mod build_tcp;
 pub mod error;
 pub mod profiles;
 pub mod schema;
+pub mod schema_atm;
 pub mod schema_sctp;
 pub mod units;
 

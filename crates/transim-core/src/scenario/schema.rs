@@ -2,6 +2,7 @@
 //! rejects unknown keys. Variant choices are plain `kind`/`model` strings rather than tagged
 //! enums so that every error keeps its full field path.
 
+pub use super::schema_atm::*;
 pub use super::schema_sctp::*;
 use super::units::{Duration, Probability, QueueLimit, Rate, Size};
 use serde::de::{self, Deserializer, Visitor};
@@ -40,6 +41,26 @@ pub struct Scenario {
     /// What to record.
     #[serde(default)]
     pub trace: TraceSpec,
+    /// ATM: cells, VCs and switches (see [`AtmSpec`]).
+    #[serde(default)]
+    pub atm: Option<AtmSpec>,
+    /// What every host does to the packets it sends.
+    #[serde(default)]
+    pub endpoints: Option<EndpointsSpec>,
+}
+
+/// The `[endpoints]` table.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointsSpec {
+    /// Processing time per packet sent: packets leave a host one at a time, each after this
+    /// long (a FIFO server in front of its interface; YATS' PROCTIM).
+    #[serde(default)]
+    pub processing: Option<Duration>,
+    /// Spread of the processing time: each is drawn uniformly from [t, t·(1 + spread)]
+    /// (YATS' phase-effect option uses 10 %; default 0).
+    #[serde(default)]
+    pub processing_spread: Option<Probability>,
 }
 
 /// Topology kinds.
@@ -74,7 +95,8 @@ pub struct TopologySpec {
     /// Explicit: node names.
     #[serde(default)]
     pub nodes: Option<Vec<String>>,
-    /// Explicit: links, each with `between = [a, b]` (forward = a → b).
+    /// Explicit: links, each with `between = [a, b]` (forward = a → b); `atm = true` makes
+    /// a link carry cells.
     #[serde(default)]
     pub links: Option<Vec<LinkSpec>>,
     /// Explicit: static routes overriding the shortest-hop default.
@@ -101,6 +123,9 @@ pub struct LinkSpec {
     /// Explicit topologies: the two end nodes; forward is from the first to the second.
     #[serde(default)]
     pub between: Option<Vec<String>>,
+    /// Explicit topologies: the link carries ATM cells (needs an `[atm]` table).
+    #[serde(default)]
+    pub atm: Option<bool>,
     /// Rate of both directions.
     pub rate: Rate,
     /// One-way propagation delay of both directions.

@@ -22,6 +22,8 @@ pub enum Event {
         /// Which of its timers: the flow's transport names them.
         timer: TimerId,
     },
+    /// An ABR adapter may send its next cell (the VC direction's index).
+    CellSend(u32),
 }
 
 /// A transport's own name for one of its timers.

@@ -3,3 +3,8 @@
 //! rules (TM 4.0) and switch output ports (tail drop, EPD, PPD, EFCI, ERICA).
 
 pub mod aal5;
+pub mod abr;
+pub mod layer;
+pub mod port;
+pub mod results;
+pub mod vc;

@@ -4,6 +4,9 @@
 //! The engine knows no protocol: each flow's endpoints are a [`Transport`], and the engine
 //! keeps only the books every protocol shares (packets injected, delivered, dropped by cause).
 
+mod atm;
+
+use crate::net::atm::layer::AtmNet;
 use crate::net::Header;
 use crate::net::{DropCause, Link, Packet};
 use crate::sim::events::{Event, EventQueue};
@@ -117,6 +120,8 @@ pub struct Simulation {
     pub pcap_request: Option<(std::path::PathBuf, Vec<bool>)>,
     /// When a watcher stopped the run (None: it ran to its end).
     pub stopped_at: Option<Time>,
+    /// The ATM layer (VCs), when some links carry cells.
+    pub atm: Option<Box<AtmNet>>,
     /// Packet capture files, while the run writes them.
     pcap: Option<Box<PcapSet>>,
     pcap_error: Option<String>,
@@ -148,6 +153,7 @@ impl Simulation {
             packet_trace: trace_packets.then(PacketTrace::default),
             pcap_request: None,
             stopped_at: None,
+            atm: None,
             pcap: None,
             pcap_error: None,
             out: Vec::with_capacity(64),
@@ -256,13 +262,16 @@ impl Simulation {
                     .on_timer(timer, &mut ctx);
                 self.flush();
             }
+            Event::CellSend(vc) => self.abr_send(vc),
         }
     }
 
     /// A packet arrives at `node`: deliver it to its endpoint or forward it.
     #[inline]
     fn arrive(&mut self, node: u32, p: Packet) {
-        if node == p.dst {
+        if let Header::Cell(c) = p.hdr {
+            self.cell_arrive(node, p, c);
+        } else if node == p.dst {
             let f = &mut self.flows[p.flow as usize];
             f.delivered += 1;
             if let Some(tr) = self.packet_trace.as_mut() {
@@ -283,6 +292,17 @@ impl Simulation {
             l, NO_ROUTE,
             "routes are validated when the scenario is built"
         );
+        if self.links[l as usize].cells {
+            // The packet enters its VC here: the adapter turns it into cells.
+            self.segment(p);
+            return;
+        }
+        self.enqueue_on(l, p);
+    }
+
+    /// Offer a packet (or cell) to link direction `l`; count what the link drops.
+    #[inline]
+    fn enqueue_on(&mut self, l: u32, p: Packet) {
         let link = &mut self.links[l as usize];
         link.enqueue(self.now, p, &mut self.events, &mut self.dropped);
         if !link.tapped.is_empty() {
@@ -323,6 +343,14 @@ impl Simulation {
     }
 
     fn count_drop(&mut self, p: &Packet, cause: DropCause, link: u32) {
+        if let Header::Cell(_) = p.hdr {
+            let atm = self
+                .atm
+                .as_mut()
+                .expect("cells exist only with an ATM layer");
+            atm.dir_mut(p.flow, p.from_sender).books.dropped[cause.index()] += 1;
+            return;
+        }
         let f = &mut self.flows[p.flow as usize];
         f.drops[cause.index()] += 1;
         if p.from_sender {
@@ -368,8 +396,15 @@ impl Simulation {
     /// Every packet created is delivered, dropped, or still inside a link.
     pub fn check_conservation(&self) -> Result<Conservation, String> {
         let mut in_flight = vec![0u64; self.flows.len()];
+        let mut cells_inside = vec![0u64; 2 * self.flows.len()];
         for l in &self.links {
-            l.for_each_inside(&mut |p| in_flight[p.flow as usize] += 1);
+            l.for_each_inside(&mut |p| match p.hdr {
+                Header::Cell(_) => cells_inside[AtmNet::index(p.flow, p.from_sender) as usize] += 1,
+                _ => in_flight[p.flow as usize] += 1,
+            });
+        }
+        if let Some(atm) = &self.atm {
+            self.check_cells(atm, &cells_inside, &mut in_flight)?;
         }
         let mut total = Conservation::default();
         for (i, f) in self.flows.iter().enumerate() {
