@@ -176,7 +176,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             drops: drops(&f.drops, atm),
             data_drops: drops(&f.data_drops, atm),
             data_packets_dropped,
-            atm: sim.atm.as_ref().and_then(|a| a.result(fi)),
+            atm: sim.atm.as_ref().and_then(|a| a.result(fi, end)),
             detail: f.transport.results(&facts),
         });
         traces.push(f.transport.take_trace());

@@ -121,7 +121,8 @@ impl Simulation {
                     .as_deref_mut()
                     .and_then(|pt| pt.erica.as_mut())
                 {
-                    let rate = er.explicit_rate(now, c.rm.ccr as f64) as f32;
+                    let vc = AtmNet::index(flow, !from_sender);
+                    let rate = er.explicit_rate(now, vc, c.rm.ccr as f64) as f32;
                     c.rm.er = c.rm.er.min(rate);
                 }
             }
@@ -169,7 +170,7 @@ impl Simulation {
                 let Some(abr) = other.abr.as_mut() else {
                     return;
                 };
-                abr.on_backward_rm(&c.rm);
+                abr.on_backward_rm(now, &c.rm);
                 // A higher rate may bring the next cell forward.
                 if let (Some(s), Some(last)) = (other.scheduled, abr.last_sent) {
                     let at = (last + abr.spacing()).max(now);

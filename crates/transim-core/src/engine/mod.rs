@@ -7,6 +7,7 @@
 mod atm;
 
 use crate::net::atm::layer::AtmNet;
+use crate::net::host::Processor;
 use crate::net::Header;
 use crate::net::{DropCause, Link, Packet};
 use crate::sim::events::{Event, EventQueue};
@@ -122,6 +123,9 @@ pub struct Simulation {
     pub stopped_at: Option<Time>,
     /// The ATM layer (VCs), when some links carry cells.
     pub atm: Option<Box<AtmNet>>,
+    /// Per node, the processor its endpoints' packets pass before the network (when the
+    /// scenario gives hosts a processing time).
+    pub processors: Vec<Option<Processor>>,
     /// Packet capture files, while the run writes them.
     pcap: Option<Box<PcapSet>>,
     pcap_error: Option<String>,
@@ -154,6 +158,7 @@ impl Simulation {
             pcap_request: None,
             stopped_at: None,
             atm: None,
+            processors: Vec::new(),
             pcap: None,
             pcap_error: None,
             out: Vec::with_capacity(64),
@@ -263,6 +268,13 @@ impl Simulation {
                 self.flush();
             }
             Event::CellSend(vc) => self.abr_send(vc),
+            Event::HostReady(node) => {
+                let pr = self.processors[node as usize]
+                    .as_mut()
+                    .expect("events only for hosts with a processor");
+                let p = pr.pop(self.now, &mut self.events);
+                self.forward(node, p);
+            }
         }
     }
 
@@ -385,7 +397,10 @@ impl Simulation {
             if let Some(tr) = self.packet_trace.as_mut() {
                 record(tr, self.now, packet_event::SEND, &p, -1, -1);
             }
-            self.forward(p.src, p);
+            match self.processors.get_mut(p.src as usize) {
+                Some(Some(pr)) => pr.accept(self.now, p, &mut self.events),
+                _ => self.forward(p.src, p),
+            }
         }
         // Endpoints never produce packets while we forward (forwarding is immediate), so the
         // buffer we took is still the one to keep.
@@ -405,6 +420,9 @@ impl Simulation {
         }
         if let Some(atm) = &self.atm {
             self.check_cells(atm, &cells_inside, &mut in_flight)?;
+        }
+        for pr in self.processors.iter().flatten() {
+            pr.inside().for_each(|p| in_flight[p.flow as usize] += 1);
         }
         let mut total = Conservation::default();
         for (i, f) in self.flows.iter().enumerate() {

@@ -3,6 +3,7 @@
 
 pub mod atm;
 pub mod header;
+pub mod host;
 pub mod link;
 pub mod loss;
 pub mod packet;

@@ -5,6 +5,7 @@ use super::error::ScenarioError;
 use super::schema::*;
 use super::units::QueueLimit;
 use crate::engine::{Flow, Simulation, NO_ROUTE};
+use crate::net::host::Processor;
 use crate::net::qdisc::{AckFilter, Drr, Sched};
 use crate::net::{Link, LossModel, ScriptedDrops};
 use crate::sim::rng::Rng;
@@ -577,6 +578,31 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     );
     sim.pcap_request = pcap;
     sim.atm = atm;
+    if let Some(e) = &sc.endpoints {
+        if let Some(t) = e.processing {
+            if t.0 == 0 {
+                return Err(ScenarioError::new(
+                    "endpoints.processing",
+                    "got 0; expected a positive time per packet (leave it out for none)",
+                ));
+            }
+            let spread = e.processing_spread.map_or(0.0, |p| p.0);
+            sim.processors = (0..sim.node_names.len()).map(|_| None).collect();
+            for &(s, d) in &endpoints {
+                for n in [s, d] {
+                    if sim.processors[n as usize].is_none() {
+                        let rng = Rng::stream(sc.seed, &format!("processing/{n}"));
+                        sim.processors[n as usize] = Some(Processor::new(n, t.0, spread, rng));
+                    }
+                }
+            }
+        } else if e.processing_spread.is_some() {
+            return Err(ScenarioError::new(
+                "endpoints.processing_spread",
+                "is set without endpoints.processing",
+            ));
+        }
+    }
     Ok(sim)
 }
 

@@ -144,9 +144,18 @@ pub(super) fn attach(
                 "got 0; expected a positive averaging interval",
             ));
         }
-        Some(EricaParams { target, interval })
+        let measured_ccr = match spec.erica_ccr.unwrap_or_default() {
+            EricaCcrSpec::Measured => true,
+            EricaCcrSpec::Rm => false,
+        };
+        Some(EricaParams {
+            target,
+            interval,
+            measured_ccr,
+        })
     } else {
-        if spec.erica_target.is_some() || spec.erica_interval.is_some() {
+        if spec.erica_target.is_some() || spec.erica_interval.is_some() || spec.erica_ccr.is_some()
+        {
             return Err(err(
                 "atm.erica_target",
                 "ERICA settings are set but feedback is not \"erica\"",

@@ -44,6 +44,18 @@ pub enum FeedbackSpec {
     Erica,
 }
 
+/// Where ERICA takes a VC's current rate from.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EricaCcrSpec {
+    /// The switch counts each VC's cells per averaging interval (96-1172's refinement;
+    /// robust to sources that do not use their ACR, such as window-limited TCP).
+    #[default]
+    Measured,
+    /// The CCR field of the RM cell (the basic algorithm).
+    Rm,
+}
+
 /// ABR end-system parameters (ATM Forum TM 4.0). Defaults: PCR the rate of the VC's first
 /// link, MCR 0, ICR = PCR, RIF = RDF = CDF = 1/16, Nrm 32, Mrm 2, Trm 100 ms, ADTF 0.5 s.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -119,6 +131,9 @@ pub struct AtmSpec {
     /// ERICA averaging interval (default 1 ms).
     #[serde(default)]
     pub erica_interval: Option<Duration>,
+    /// ERICA's source of a VC's current rate: "measured" (default) or "rm".
+    #[serde(default)]
+    pub erica_ccr: Option<EricaCcrSpec>,
     /// Per-VC queueing at switch ports: round robin over VCs, one cell per turn, one shared
     /// buffer (default false: one FIFO).
     #[serde(default)]

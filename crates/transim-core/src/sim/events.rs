@@ -24,6 +24,8 @@ pub enum Event {
     },
     /// An ABR adapter may send its next cell (the VC direction's index).
     CellSend(u32),
+    /// A host's processor finishes its head packet (the node).
+    HostReady(u32),
 }
 
 /// A transport's own name for one of its timers.

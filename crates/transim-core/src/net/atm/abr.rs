@@ -84,6 +84,9 @@ pub struct AbrSource {
     pub frm_sent: u64,
     /// Backward RM cells received.
     pub brm_received: u64,
+    /// Integral of ACR over time (cells), and when it was last brought up to date.
+    acr_area: f64,
+    acr_since: Time,
 }
 
 impl AbrSource {
@@ -98,6 +101,25 @@ impl AbrSource {
             last_sent: None,
             frm_sent: 0,
             brm_received: 0,
+            acr_area: 0.0,
+            acr_since: 0,
+        }
+    }
+
+    /// Bring the ACR integral up to `now` (before every change of ACR).
+    fn integrate(&mut self, now: Time) {
+        self.acr_area += self.acr * (now.saturating_sub(self.acr_since)) as f64 * 1e-9;
+        self.acr_since = self.acr_since.max(now);
+    }
+
+    /// Time-averaged ACR from `start` to `end` (cells/s).
+    pub fn mean_acr(&self, start: Time, end: Time) -> f64 {
+        let area = self.acr_area + self.acr * end.saturating_sub(self.acr_since) as f64 * 1e-9;
+        let span = end.saturating_sub(start) as f64 * 1e-9;
+        if span > 0.0 {
+            area / span
+        } else {
+            self.acr
         }
     }
 
@@ -116,6 +138,7 @@ impl AbrSource {
         }
         self.last_sent = Some(now);
         if rm_due {
+            self.integrate(now);
             if let Some(t) = self.last_frm {
                 // Rule 5: a long silence (ADTF) returns the rate to ICR.
                 if now - t > self.p.adtf && self.acr > self.p.icr {
@@ -143,7 +166,8 @@ impl AbrSource {
     }
 
     /// Rules 8 and 9: a backward RM cell arrives.
-    pub fn on_backward_rm(&mut self, rm: &RmFields) {
+    pub fn on_backward_rm(&mut self, now: Time, rm: &RmFields) {
+        self.integrate(now);
         self.brm_received += 1;
         self.unacked = 0;
         if rm.ci {
@@ -218,10 +242,10 @@ mod tests {
     #[test]
     fn rate_increases_by_rif_pcr_and_is_capped() {
         let mut s = AbrSource::new(params());
-        s.on_backward_rm(&brm(false, false, 1000.0));
+        s.on_backward_rm(0, &brm(false, false, 1000.0));
         assert_eq!(s.acr, 100.0 + 1000.0 / 16.0);
         for _ in 0..100 {
-            s.on_backward_rm(&brm(false, false, 1000.0));
+            s.on_backward_rm(0, &brm(false, false, 1000.0));
         }
         assert_eq!(s.acr, 1000.0, "ACR never exceeds PCR");
     }
@@ -229,10 +253,10 @@ mod tests {
     #[test]
     fn ci_decreases_by_rdf_and_floor_is_mcr() {
         let mut s = AbrSource::new(params());
-        s.on_backward_rm(&brm(true, false, 1000.0));
+        s.on_backward_rm(0, &brm(true, false, 1000.0));
         assert_eq!(s.acr, 100.0 * 15.0 / 16.0);
         for _ in 0..200 {
-            s.on_backward_rm(&brm(true, false, 1000.0));
+            s.on_backward_rm(0, &brm(true, false, 1000.0));
         }
         assert_eq!(s.acr, 10.0, "ACR never falls below MCR");
     }
@@ -240,11 +264,11 @@ mod tests {
     #[test]
     fn ni_holds_and_er_caps() {
         let mut s = AbrSource::new(params());
-        s.on_backward_rm(&brm(false, true, 1000.0));
+        s.on_backward_rm(0, &brm(false, true, 1000.0));
         assert_eq!(s.acr, 100.0, "NI: no increase");
-        s.on_backward_rm(&brm(false, false, 50.0));
+        s.on_backward_rm(0, &brm(false, false, 50.0));
         assert_eq!(s.acr, 50.0, "ER caps ACR");
-        s.on_backward_rm(&brm(false, false, 1.0));
+        s.on_backward_rm(0, &brm(false, false, 1.0));
         assert_eq!(s.acr, 10.0, "an ER below MCR leaves ACR at MCR");
     }
 
@@ -252,8 +276,8 @@ mod tests {
     fn adtf_returns_to_icr() {
         let mut s = AbrSource::new(params());
         s.next(0, true);
-        s.on_backward_rm(&brm(false, false, 1000.0));
-        s.on_backward_rm(&brm(false, false, 1000.0));
+        s.on_backward_rm(0, &brm(false, false, 1000.0));
+        s.on_backward_rm(0, &brm(false, false, 1000.0));
         assert!(s.acr > 100.0);
         // The next RM cell after more than ADTF (0.5 s) of silence resets ACR to ICR.
         s.next(1, true);

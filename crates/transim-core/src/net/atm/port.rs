@@ -8,7 +8,7 @@
 use crate::net::header::cell::{CellHeader, CellKind};
 use crate::net::DropCause;
 use crate::sim::Time;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// How a port discards cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +28,10 @@ pub struct EricaParams {
     pub target: f64,
     /// Averaging interval.
     pub interval: Time,
+    /// Take a VC's rate from the switch's own count of its cells in the last interval
+    /// (96-1172's refinement for sources that do not use their ACR) instead of the CCR
+    /// field of its RM cells.
+    pub measured_ccr: bool,
 }
 
 /// ERICA's state at one port.
@@ -38,7 +42,10 @@ pub struct Erica {
     capacity: f64,
     interval_end: Time,
     cells: u64,
-    vcs: HashSet<u32>,
+    /// Cells of each VC whose forward direction uses this port, this interval.
+    vcs: HashMap<u32, u64>,
+    /// Their rates (cells/s) over the last complete interval.
+    rates: HashMap<u32, f64>,
     /// Overload factor z of the last complete interval.
     pub load: f64,
     /// Fair share A/N of the last complete interval.
@@ -54,7 +61,8 @@ impl Erica {
             capacity,
             interval_end: p.interval,
             cells: 0,
-            vcs: HashSet::new(),
+            vcs: HashMap::new(),
+            rates: HashMap::new(),
             load: 0.0,
             fair_share: capacity,
         }
@@ -70,31 +78,44 @@ impl Erica {
             // At least one whole interval passed without a cell.
             self.load = 0.0;
             self.fair_share = self.capacity;
+            self.rates.clear();
             let k = (now - self.interval_end) / self.p.interval + 1;
             self.interval_end += k * self.p.interval;
         } else {
             self.load = self.cells as f64 / secs / self.capacity;
             self.fair_share = self.capacity / self.vcs.len().max(1) as f64;
+            self.rates.clear();
+            for (&vc, &n) in &self.vcs {
+                self.rates.insert(vc, n as f64 / secs);
+            }
             self.interval_end += self.p.interval;
         }
         self.cells = 0;
         self.vcs.clear();
     }
 
-    /// Count an ABR cell of `vc` entering the port.
-    fn count(&mut self, now: Time, vc: u32) {
+    /// Count a cell entering the port: every cell is load; data and forward RM cells also
+    /// make their VC active here (`vc` = Some).
+    fn count(&mut self, now: Time, vc: Option<u32>) {
         self.roll(now);
         self.cells += 1;
-        self.vcs.insert(vc);
+        if let Some(vc) = vc {
+            *self.vcs.entry(vc).or_insert(0) += 1;
+        }
     }
 
-    /// The explicit rate for a VC whose current cell rate is `ccr`:
-    /// min(A, max(A/N, CCR/z)).
-    pub fn explicit_rate(&mut self, now: Time, ccr: f64) -> f64 {
+    /// The explicit rate for VC direction `vc` whose RM cell carries `ccr`:
+    /// min(A, max(A/N, CCR/z)), CCR measured at the port when so configured.
+    pub fn explicit_rate(&mut self, now: Time, vc: u32, ccr: f64) -> f64 {
         self.roll(now);
         if self.load <= 0.0 {
             return self.capacity;
         }
+        let ccr = if self.p.measured_ccr {
+            self.rates.get(&vc).copied().unwrap_or(0.0)
+        } else {
+            ccr
+        };
         self.fair_share.max(ccr / self.load).min(self.capacity)
     }
 }
@@ -183,7 +204,7 @@ impl CellPort {
                 return Err(DropCause::Queue);
             }
             if let Some(er) = self.erica.as_mut() {
-                er.count(now, vc);
+                er.count(now, (c.kind == CellKind::ForwardRm).then_some(vc));
             }
             return Ok(());
         }
@@ -222,7 +243,7 @@ impl CellPort {
             self.stats.efci_marked += 1;
         }
         if let Some(er) = self.erica.as_mut() {
-            er.count(now, vc);
+            er.count(now, Some(vc));
         }
         Ok(())
     }
@@ -322,20 +343,43 @@ mod tests {
             EricaParams {
                 target: 0.9,
                 interval: 1_000_000_000,
+                measured_ccr: false,
             },
             1000.0,
         );
         // 1800 cells from 3 VCs in the first second: z = 2, fair share 300.
         for i in 0..1800u64 {
-            e.count(i * 500_000, (i % 3) as u32);
+            e.count(i * 500_000, Some((i % 3) as u32));
         }
         let t = 1_000_000_000;
         // A VC at 1000 cells/s: max(300, 1000/2) = 500; at 200: max(300, 100) = 300.
-        assert!((e.explicit_rate(t, 1000.0) - 500.0).abs() < 1e-9);
-        assert!((e.explicit_rate(t, 200.0) - 300.0).abs() < 1e-9);
+        assert!((e.explicit_rate(t, 0, 1000.0) - 500.0).abs() < 1e-9);
+        assert!((e.explicit_rate(t, 0, 200.0) - 300.0).abs() < 1e-9);
         // Never above A.
-        assert!((e.explicit_rate(t, 1e6) - 900.0).abs() < 1e-9);
+        assert!((e.explicit_rate(t, 0, 1e6) - 900.0).abs() < 1e-9);
         // An idle interval: no load → A.
-        assert!((e.explicit_rate(3 * t, 200.0) - 900.0).abs() < 1e-9);
+        assert!((e.explicit_rate(3 * t, 0, 200.0) - 900.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn erica_with_measured_rates_ignores_an_inflated_ccr() {
+        let mut e = Erica::new(
+            EricaParams {
+                target: 0.9,
+                interval: 1_000_000_000,
+                measured_ccr: true,
+            },
+            1000.0,
+        );
+        // VC 0 sends 1200 cells, VC 1 600 in the second: z = 2; fair share 450.
+        for i in 0..1800u64 {
+            e.count(i * 500_000, Some(if i % 3 == 2 { 1 } else { 0 }));
+        }
+        // Backward RM cells of other VCs add load but no active VC.
+        let t = 1_000_000_000;
+        // VC 0 measured at 1200 cells/s: 1200/2 = 600 whatever its RM cell claims.
+        assert!((e.explicit_rate(t, 0, 5000.0) - 600.0).abs() < 1e-9);
+        // VC 1 at 600: max(450, 300) = 450.
+        assert!((e.explicit_rate(t, 1, 5000.0) - 450.0).abs() < 1e-9);
     }
 }

@@ -4,6 +4,7 @@
 use super::layer::AtmNet;
 use super::vc::{CellBooks, VcDirection};
 use crate::net::DropCause;
+use crate::sim::Time;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -19,6 +20,8 @@ pub struct VcDirectionResult {
     pub cell_loss_ratio: f64,
     /// ABR: allowed cell rate at the end (cells/s).
     pub acr_final: Option<f64>,
+    /// ABR: time-averaged allowed cell rate over the run (cells/s).
+    pub acr_mean: Option<f64>,
     /// ABR: forward RM cells sent.
     pub frm_sent: Option<u64>,
     /// ABR: backward RM cells received.
@@ -38,7 +41,7 @@ pub struct VcResult {
     pub reverse: VcDirectionResult,
 }
 
-fn direction(d: &VcDirection) -> VcDirectionResult {
+fn direction(d: &VcDirection, end: Time) -> VcDirectionResult {
     let dropped: u64 = d.books.dropped.iter().sum();
     VcDirectionResult {
         books: d.books,
@@ -68,6 +71,7 @@ fn direction(d: &VcDirection) -> VcDirectionResult {
             0.0
         },
         acr_final: d.abr.as_ref().map(|a| a.acr),
+        acr_mean: d.abr.as_ref().map(|a| a.mean_acr(0, end)),
         frm_sent: d.abr.as_ref().map(|a| a.frm_sent),
         brm_received: d.abr.as_ref().map(|a| a.brm_received),
     }
@@ -75,13 +79,13 @@ fn direction(d: &VcDirection) -> VcDirectionResult {
 
 impl AtmNet {
     /// The result of flow `flow`'s VC, if it has one.
-    pub fn result(&self, flow: usize) -> Option<VcResult> {
+    pub fn result(&self, flow: usize, end: Time) -> Option<VcResult> {
         let vc = self.vcs.get(flow)?.as_ref()?;
         Some(VcResult {
             service: if vc[0].abr.is_some() { "abr" } else { "ubr" },
             hops: vc[0].path.len(),
-            data: direction(&vc[0]),
-            reverse: direction(&vc[1]),
+            data: direction(&vc[0], end),
+            reverse: direction(&vc[1], end),
         })
     }
 }
