@@ -63,6 +63,29 @@ fn fast_retransmit_on_the_third_duplicate_ack() {
     );
 }
 
+/// fast_retransmit = false (study 2's "FRR off"): the same drop waits for the
+/// retransmission timer, however many duplicate ACKs arrive.
+#[test]
+fn without_fast_retransmit_the_timer_repairs_the_loss() {
+    let fwd = json!({"drops": {"segments": [{"segment": 5}]}});
+    let out = run(two_node(
+        "4s",
+        json!({"initial_window": 10, "fast_retransmit": false, "rto_initial": "1s", "rto_min": "1s"}),
+        json!({"kind": "bulk"}),
+        fwd,
+    ));
+    let pt = out.packet_trace.as_ref().unwrap();
+    let sends = sends_of(pt, 4001);
+    assert_eq!(sends.len(), 2, "{sends:?}");
+    let acks = acks_at_sender(pt, 4001);
+    assert!(acks.len() >= 4, "duplicate ACKs arrived: {acks:?}");
+    // The retransmission is the RTO after the original's (re)armed timer, not at a dupack.
+    assert!(!acks.contains(&sends[1].0), "sent at a duplicate ACK");
+    assert!(sends[1].0 - sends[0].0 >= 1_000_000_000, "{sends:?}");
+    let f = out.result.flows[0].detail.tcp();
+    assert_eq!((f.fast_retransmits, f.timeouts), (0, 1));
+}
+
 /// Limited Transmit (RFC 3042): each of the first two duplicate ACKs releases one new segment.
 #[test]
 fn limited_transmit_sends_one_new_segment_per_early_dupack() {

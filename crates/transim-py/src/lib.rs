@@ -4,7 +4,7 @@
 
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError};
+use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use transim_core::transport::Series;
@@ -142,6 +142,41 @@ fn gilbert_elliott_stats(
 }
 
 /// The congestion-control names the engine knows.
+/// Max-min fair rates by progressive filling: `capacities[l]` per link, and per flow the
+/// links it crosses and the most it can use (`inf` for no limit of its own).
+#[pyfunction]
+fn max_min_fair(capacities: Vec<f64>, flows: Vec<(Vec<usize>, f64)>) -> PyResult<Vec<f64>> {
+    for (i, (links, max)) in flows.iter().enumerate() {
+        if let Some(&l) = links.iter().find(|&&l| l >= capacities.len()) {
+            return Err(PyValueError::new_err(format!(
+                "flows[{i}] crosses link {l}, but there are {} capacities",
+                capacities.len()
+            )));
+        }
+        if max.is_nan() || *max < 0.0 {
+            return Err(PyValueError::new_err(format!(
+                "flows[{i}]: demand {max} is not a non-negative number"
+            )));
+        }
+    }
+    if let Some(c) = capacities.iter().find(|c| c.is_nan() || **c < 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "capacity {c} is not a non-negative number"
+        )));
+    }
+    let demands: Vec<_> = flows
+        .into_iter()
+        .map(|(links, max)| transim_core::fairness::Demand { links, max })
+        .collect();
+    Ok(transim_core::fairness::max_min_fair(&capacities, &demands))
+}
+
+/// Jain's fairness index of the values (None when empty or all zero).
+#[pyfunction]
+fn jain(values: Vec<f64>) -> Option<f64> {
+    transim_core::fairness::jain(&values)
+}
+
 #[pyfunction]
 fn congestion_controls() -> Vec<&'static str> {
     transim_core::tcp::cc::CcKind::ALL
@@ -157,6 +192,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(gilbert_elliott_stats, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
+    m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;
+    m.add_function(wrap_pyfunction!(jain, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -97,12 +97,28 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         DelayedAckSpec::On => DelayedAck::Every { count, timeout },
         DelayedAckSpec::Linux => DelayedAck::Linux { timeout, quickacks },
     };
-    let dupthresh = spec.dupthresh.unwrap_or(3);
+    let mut dupthresh = spec.dupthresh.unwrap_or(3);
     if dupthresh == 0 {
         return Err(ScenarioError::new(
             format!("{path}.dupthresh"),
             "got 0; expected at least 1",
         ));
+    }
+    let fast_retransmit = spec.fast_retransmit.unwrap_or(true);
+    if !fast_retransmit {
+        // Loss is repaired by the retransmission timer alone (YATS' FRETR = 0).
+        for (set, name) in [
+            (spec.dupthresh.is_some(), "dupthresh"),
+            (spec.limited_transmit == Some(true), "limited_transmit"),
+        ] {
+            if set {
+                return Err(ScenarioError::new(
+                    format!("{path}.{name}"),
+                    "is set but fast_retransmit = false: duplicate ACKs trigger nothing",
+                ));
+            }
+        }
+        dupthresh = u32::MAX;
     }
     let rto_min = spec.rto_min.map(|x| x.0).unwrap_or(d.rto_min);
     let rto_max = spec.rto_max.map(|x| x.0).unwrap_or(d.rto_max);
@@ -247,7 +263,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             PacketizationSpec::Stream => Packetization::Stream,
             PacketizationSpec::Write => Packetization::Write,
         },
-        limited_transmit: spec.limited_transmit.unwrap_or(d.limited_transmit),
+        limited_transmit: fast_retransmit && spec.limited_transmit.unwrap_or(d.limited_transmit),
         pacing: spec.pacing.unwrap_or(false),
         ful,
         partial_ack_timer: match spec.partial_ack_timer.unwrap_or(d.partial_ack_timer) {

@@ -656,6 +656,10 @@ pub struct TcpSpec {
     /// Duplicate-ACK threshold.
     #[serde(default)]
     pub dupthresh: Option<u32>,
+    /// Fast retransmit and recovery on duplicate ACKs (default true); false leaves loss to
+    /// the retransmission timer (YATS' FRETR switch, study 2's "FRR off").
+    #[serde(default)]
+    pub fast_retransmit: Option<bool>,
     /// Initial RTO.
     #[serde(default)]
     pub rto_initial: Option<Duration>,
@@ -713,6 +717,7 @@ impl TcpSpec {
             ful_safety_timer,
             ful_bit,
             dupthresh,
+            fast_retransmit,
             rto_initial,
             rto_min,
             rto_max,
