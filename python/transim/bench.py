@@ -1,4 +1,5 @@
-"""``transim bench``: run the performance benchmarks B1–B3 and compare with ns-3.
+"""``transim bench``: run the performance benchmarks B1–B3 and compare with ns-3, and the
+cell-level ATM benchmarks A1 (UBR + EPD) and A2 (ABR + ERICA), which ns-3 cannot run.
 
 Each run happens in a fresh worker process so that its peak memory is its own; the wall time
 measured is the engine run alone (scenario already parsed). The median of the repeats is
@@ -30,6 +31,10 @@ NS3 = {
 }
 
 
+# Cell-level benchmarks (no ns-3 counterpart): study 2's 70 VCs through one bottleneck.
+ATM_BENCHES = ("A1", "A2")
+
+
 def jain(xs: list[float]) -> float:
     """Jain's fairness index (Σx)² / (n·Σx²)."""
     s, s2 = sum(xs), sum(x * x for x in xs)
@@ -51,9 +56,14 @@ def worker(path: str) -> dict[str, Any]:
     res = json.loads(raw["result"])
     flows = res["flows"]
     goodputs = [f["goodput_bps"] for f in flows]
+    cell_links = [link for link in res["links"] if link.get("unit") == "cells"]
     return {
         "name": res["name"],
         "wall": wall,
+        "cell_hops": sum(link["packets_in"] for link in cell_links),
+        "cells": sum(
+            f["atm"]["data"]["sent"] + f["atm"]["reverse"]["sent"] for f in flows if "atm" in f
+        ),
         "packets": sum(f["data_packets_delivered"] for f in flows),
         "goodput": sum(goodputs),
         "jain": jain(goodputs),
@@ -75,9 +85,10 @@ def run_one(path: Path) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     names = [n.strip().upper() for n in args.only.split(",") if n.strip()]
-    unknown = [n for n in names if n not in NS3]
+    known = [*NS3, *ATM_BENCHES]
+    unknown = [n for n in names if n not in known]
     if unknown:
-        print(f"error: unknown benchmark(s) {unknown}; choose from {sorted(NS3)}", file=sys.stderr)
+        print(f"error: unknown benchmark(s) {unknown}; choose from {known}", file=sys.stderr)
         return 2
     rows = []
     for name in names:
@@ -91,12 +102,22 @@ def main(args: argparse.Namespace) -> int:
         med["pps"] = med["packets"] / med["wall"]
         med["events_per_packet"] = med["events"] / max(med["packets"], 1)
         med["ns_per_event"] = med["wall"] / max(med["events"], 1) * 1e9
+        med["stdev_wall"] = statistics.pstdev(med["wall_all"])
+        if name in ATM_BENCHES:
+            med["cell_hops_per_s"] = med["cell_hops"] / med["wall"]
+            med["ns_per_cell_hop"] = med["wall"] / max(med["cell_hops"], 1) * 1e9
+            rows.append(med)
+            continue
         ns3 = NS3[name]
         med["ns3_pps"] = ns3["packets"] / ns3["wall"]
         med["speedup"] = med["pps"] / med["ns3_pps"]
-        med["stdev_wall"] = statistics.pstdev(med["wall_all"])
         rows.append(med)
-    print(render(rows))
+    ip_rows = [r for r in rows if r["name"] in NS3]
+    atm_rows = [r for r in rows if r["name"] in ATM_BENCHES]
+    if ip_rows:
+        print(render(ip_rows))
+    if atm_rows:
+        print(("\n" if ip_rows else "") + render_atm(atm_rows))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0
@@ -117,6 +138,21 @@ def render(rows: list[dict[str, Any]]) -> str:
             f"{r['packets']:>10,} {ns3['packets']:>10,} {r['wall']:>7.3f}s {r['pps']:>12,.0f} "
             f"{r['ns3_pps']:>11,.0f} {r['speedup']:>7.1f}x {r['events_per_packet']:>6.1f} "
             f"{r['ns_per_event']:>6.0f} {r['peak_rss_mb']:>8.1f}{extra}"
+        )
+    return "\n".join(lines)
+
+
+def render_atm(rows: list[dict[str, Any]]) -> str:
+    head = (
+        f"{'bench':<5} {'goodput':>11} {'cells':>10} {'cell-hops':>10} {'wall':>8} "
+        f"{'cell-hops/s':>12} {'ns/cell-hop':>11} {'events':>9} {'peak MB':>8}"
+    )
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(
+            f"{r['name']:<5} {fmt_rate(r['goodput']):>11} {r['cells']:>10,} {r['cell_hops']:>10,} "
+            f"{r['wall']:>7.3f}s {r['cell_hops_per_s']:>12,.0f} {r['ns_per_cell_hop']:>11.0f} "
+            f"{r['events']:>9,} {r['peak_rss_mb']:>8.1f}"
         )
     return "\n".join(lines)
 

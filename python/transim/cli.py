@@ -85,9 +85,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .studies import ful, sackplus, sctp
+    from .studies import atm, ful, sackplus, sctp
 
-    module = {"sctp": sctp, "sackplus": sackplus, "ful": ful}[args.study]
+    module = {"sctp": sctp, "atm": atm, "sackplus": sackplus, "ful": ful}[args.study]
     out = Path(args.out) if args.out else Path("out") / args.study
     text = module.reproduce(out, args.scale, args.jobs)
     print(text)
@@ -189,7 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
 
     b = sub.add_parser("bench", help="run the performance benchmarks B1-B3")
-    b.add_argument("--only", default="B1,B2,B3", help="comma-separated benchmark names")
+    b.add_argument(
+        "--only", default="B1,B2,B3,A1,A2", help="comma-separated benchmark names (B1-B3, A1, A2)"
+    )
     b.add_argument(
         "--repeat", type=positive_int, default=3, help="runs per benchmark (median reported)"
     )

@@ -173,6 +173,12 @@ def _study_sctp(out: Path, scale: str) -> str:
     return sctp.reproduce(out, scale).replace("](", "](study1-sctp/")
 
 
+def _study_atm(out: Path, scale: str) -> str:
+    from .studies import atm
+
+    return atm.reproduce(out, scale).replace("](", "](study2-atm/")
+
+
 def _study_sackplus(out: Path, scale: str) -> str:
     from .studies import sackplus
 
@@ -197,6 +203,18 @@ SECTIONS = [
         "transim reproduce sctp --scale {scale}",
         ("studies/sctp/testbed.toml", "studies/sctp/multihomed.toml"),
         "1. SCTP vs TCP",
+    ),
+    Section(
+        "study2-atm",
+        "Study 2: TCP parameters (Nagle, fast retransmit and recovery) over ATM",
+        "Kim, Yuk, Park, Ryu and Park simulated in YATS n TCP connections, each on its own "
+        "ATM VC, through one switch-to-switch bottleneck with UBR + early packet discard, "
+        "ABR with binary EFCI feedback and ABR with explicit rates, and varied the number of "
+        "VCs, the MTU, Nagle and fast retransmit/recovery. We simulate every cell.",
+        _study_atm,
+        "transim reproduce atm --scale {scale}",
+        ("studies/atm/bottleneck.toml",),
+        "2. TCP over ATM",
     ),
     Section(
         "study4-sackplus",

@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use serde_json::json;
+use transim_core::trace::packet_event;
 
 const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
@@ -84,6 +85,27 @@ fn without_fast_retransmit_the_timer_repairs_the_loss() {
     assert!(sends[1].0 - sends[0].0 >= 1_000_000_000, "{sends:?}");
     let f = out.result.flows[0].detail.tcp();
     assert_eq!((f.fast_retransmits, f.timeouts), (0, 1));
+}
+
+/// A bulk application writing 4096-byte pieces into a 10 000-byte send buffer has written two
+/// pieces (8192 bytes) at the start: with MSS 1000 and Nagle off the first flight is eight
+/// full segments and a 192-byte one; with Nagle the 192 bytes wait.
+#[test]
+fn bulk_pieces_fill_the_buffer_a_whole_piece_at_a_time() {
+    for (nagle, want) in [("off", vec![1000; 8].into_iter().chain([192]).collect::<Vec<u32>>()), ("rfc896", vec![1000; 8])] {
+        let out = run(two_node(
+            "25ms", // the handshake ends at 20 ms; the first flight leaves then
+            json!({"initial_window": 10, "snd_buf": 10000, "nagle": nagle}),
+            json!({"kind": "bulk", "piece": 4096}),
+            json!({}),
+        ));
+        let pt = out.packet_trace.as_ref().unwrap();
+        let lens: Vec<u32> = (0..pt.t.len())
+            .filter(|&i| pt.kind[i] == packet_event::SEND && pt.from_sender[i] == 1 && pt.len[i] > 0)
+            .map(|i| pt.len[i])
+            .collect();
+        assert_eq!(lens, want, "nagle {nagle}");
+    }
 }
 
 /// Limited Transmit (RFC 3042): each of the first two duplicate ACKs releases one new segment.

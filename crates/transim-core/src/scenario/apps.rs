@@ -41,7 +41,10 @@ fn positive(v: u64, path: &str, what: &str) -> Result<u64, ScenarioError> {
 pub(super) fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, ScenarioError> {
     match app.kind {
         AppKind::Bulk => {
-            only(app, path, "bulk", &[])?;
+            only(app, path, "bulk", &["piece"])?;
+            if let Some(p) = app.piece {
+                positive(p.0, &format!("{path}.piece"), "a piece of at least one byte")?;
+            }
             Ok(None)
         }
         AppKind::Finite => {

@@ -110,6 +110,13 @@ pub(super) fn association(
     let why = "for an SCTP flow (protocol = \"sctp\")";
     forbid(&f.tcp, &format!("flows[{i}].tcp"), why)?;
     forbid(&f.switch, &format!("flows[{i}].switch"), why)?;
+    if f.app.kind == AppKind::Bulk {
+        forbid(
+            &f.app.piece,
+            &format!("flows[{i}].app.piece"),
+            "for an SCTP bulk application (its messages are the fragmentation point's size)",
+        )?;
+    }
     let (spec, path) = match &f.sctp {
         Some(t) => (t.over(&sc.sctp), format!("flows[{i}].sctp")),
         None => (sc.sctp.clone(), "sctp".to_string()),

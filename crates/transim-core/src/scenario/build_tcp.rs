@@ -74,6 +74,30 @@ pub(super) fn connection(
         ));
     }
     let mut sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
+    if let (AppKind::Bulk, Some(piece)) = (f.app.kind, f.app.piece) {
+        let p = format!("flows[{i}].app.piece");
+        if cfg.packetization != Packetization::Stream {
+            return Err(ScenarioError::new(
+                p,
+                format!("needs {path}.packetization = \"stream\": a bulk application's pieces are written into one buffered stream"),
+            ));
+        }
+        match cfg.snd_buf {
+            None => {
+                return Err(ScenarioError::new(
+                    p,
+                    format!("needs {path}.snd_buf: pieces are written when the send buffer has room for one"),
+                ))
+            }
+            Some(b) if piece.0 > b => {
+                return Err(ScenarioError::new(
+                    p,
+                    format!("got {} bytes, more than the send buffer ({b} bytes)", piece.0),
+                ))
+            }
+            Some(_) => sender.bulk_piece = Some(piece.0),
+        }
+    }
     if let (Some(pieces), Packetization::Write) = (pieces(&f.app), cfg.packetization) {
         sender.write_in_pieces(pieces);
     }

@@ -298,7 +298,9 @@ pub struct AppSpec {
     /// Files: bytes each.
     #[serde(default)]
     pub size: Option<Size>,
-    /// Files: largest piece per write (default 1460).
+    /// Files: largest piece per write (default 1460). Bulk (TCP, stream packetization): the
+    /// application writes pieces of this size, each when the send buffer has room for it
+    /// (study 2's 4 KB frames; default: it fills the buffer byte by byte).
     #[serde(default)]
     pub piece: Option<Size>,
 }

@@ -161,6 +161,8 @@ pub struct TcpSender {
     /// A `writes` application under write-time packetization (None: the application's
     /// bytes are one buffered stream).
     pub(crate) writes: Option<Box<super::writes::WriteApp>>,
+    /// A bulk application that writes pieces of this many bytes (stream packetization).
+    pub bulk_piece: Option<u64>,
 }
 
 impl TcpSender {
@@ -226,6 +228,7 @@ impl TcpSender {
             pace_timer: Timer::default(),
             cc_rng: Rng::stream(flow as u64, "cc"),
             writes: None,
+            bulk_piece: None,
             cfg,
         }
     }
@@ -257,9 +260,12 @@ impl TcpSender {
         if let Some(w) = &self.writes {
             return w.write_seq;
         }
-        match self.cfg.snd_buf {
-            Some(b) => self.app_end.min(self.snd_una.max(1) + b),
-            None => self.app_end,
+        match (self.cfg.snd_buf, self.bulk_piece) {
+            // Whole pieces only: the application has written k pieces, k the most whose
+            // bytes not yet acknowledged fit the buffer.
+            (Some(b), Some(w)) => self.app_end.min(1 + (self.snd_una.max(1) - 1 + b) / w * w),
+            (Some(b), None) => self.app_end.min(self.snd_una.max(1) + b),
+            (None, _) => self.app_end,
         }
     }
 
