@@ -92,7 +92,13 @@ fn without_fast_retransmit_the_timer_repairs_the_loss() {
 /// full segments and a 192-byte one; with Nagle the 192 bytes wait.
 #[test]
 fn bulk_pieces_fill_the_buffer_a_whole_piece_at_a_time() {
-    for (nagle, want) in [("off", vec![1000; 8].into_iter().chain([192]).collect::<Vec<u32>>()), ("rfc896", vec![1000; 8])] {
+    for (nagle, want) in [
+        (
+            "off",
+            vec![1000; 8].into_iter().chain([192]).collect::<Vec<u32>>(),
+        ),
+        ("rfc896", vec![1000; 8]),
+    ] {
         let out = run(two_node(
             "25ms", // the handshake ends at 20 ms; the first flight leaves then
             json!({"initial_window": 10, "snd_buf": 10000, "nagle": nagle}),
@@ -101,7 +107,9 @@ fn bulk_pieces_fill_the_buffer_a_whole_piece_at_a_time() {
         ));
         let pt = out.packet_trace.as_ref().unwrap();
         let lens: Vec<u32> = (0..pt.t.len())
-            .filter(|&i| pt.kind[i] == packet_event::SEND && pt.from_sender[i] == 1 && pt.len[i] > 0)
+            .filter(|&i| {
+                pt.kind[i] == packet_event::SEND && pt.from_sender[i] == 1 && pt.len[i] > 0
+            })
             .map(|i| pt.len[i])
             .collect();
         assert_eq!(lens, want, "nagle {nagle}");

@@ -423,14 +423,28 @@ impl Link {
     /// discards the packet if it is marked lost.
     #[inline]
     pub fn pop_arrival(&mut self, now: Time, events: &mut EventQueue) -> Packet {
+        let p = self.take_arrival(now);
+        if let Some(t) = self.next_arrival() {
+            events.push(t, Event::LinkArrival(self.id));
+        }
+        p
+    }
+
+    /// When the next packet on the line reaches the far end, if any.
+    #[inline]
+    pub fn next_arrival(&self) -> Option<Time> {
+        self.line.front().map(|x| x.arrive)
+    }
+
+    /// The head packet reaches the far end at `now`; the caller schedules (or handles at
+    /// once) the next head's arrival.
+    #[inline]
+    pub fn take_arrival(&mut self, now: Time) -> Packet {
         let head = self
             .line
             .pop_front()
             .expect("arrival event without a packet");
         debug_assert_eq!(head.arrive, now);
-        if let Some(next) = self.line.front() {
-            events.push(next.arrive, Event::LinkArrival(self.id));
-        }
         match head.packet.lost {
             Some(cause) => self.stats.drops[cause.index()] += 1,
             None => {

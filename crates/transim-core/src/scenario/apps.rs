@@ -43,7 +43,11 @@ pub(super) fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, Scenar
         AppKind::Bulk => {
             only(app, path, "bulk", &["piece"])?;
             if let Some(p) = app.piece {
-                positive(p.0, &format!("{path}.piece"), "a piece of at least one byte")?;
+                positive(
+                    p.0,
+                    &format!("{path}.piece"),
+                    "a piece of at least one byte",
+                )?;
             }
             Ok(None)
         }
