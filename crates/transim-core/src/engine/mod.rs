@@ -39,10 +39,6 @@ pub const WATCH_EVERY: u32 = 1 << 14;
 /// No route.
 pub const NO_ROUTE: u32 = u32::MAX;
 
-/// At most this many arrivals of one link handled back to back without the event queue (so
-/// the watcher still runs every few thousand events).
-const INLINE_ARRIVALS: u32 = 64;
-
 /// A flow between two nodes: its transport and the engine's books.
 pub struct Flow {
     /// Display name.
@@ -136,6 +132,8 @@ pub struct Simulation {
     out: Vec<Packet>,
     dropped: Vec<(Packet, DropCause)>,
     next_uid: u64,
+    /// Events left before the watcher is called.
+    countdown: u32,
 }
 
 impl Simulation {
@@ -168,6 +166,7 @@ impl Simulation {
             out: Vec::with_capacity(64),
             dropped: Vec::with_capacity(8),
             next_uid: 0,
+            countdown: WATCH_EVERY,
         }
     }
 
@@ -200,7 +199,7 @@ impl Simulation {
             self.events.push(f.start, Event::FlowStart(i as u32));
             f.transport.schedule(i as u32, &mut self.events);
         }
-        let mut countdown = WATCH_EVERY;
+        self.countdown = WATCH_EVERY;
         while let Some(t) = self.events.peek_time() {
             if t > self.end {
                 break;
@@ -208,9 +207,9 @@ impl Simulation {
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             self.dispatch(ev);
-            countdown -= 1;
-            if countdown == 0 {
-                countdown = WATCH_EVERY;
+            self.countdown -= 1;
+            if self.countdown == 0 {
+                self.countdown = WATCH_EVERY;
                 if !watch(self.now, self.events.popped) {
                     self.stopped_at = Some(self.now);
                     self.end = self.now;
@@ -247,7 +246,6 @@ impl Simulation {
                 // the next arrival is strictly earlier than every pending event, the heap
                 // would hand it back next anyway, so handle it here without a push and a pop.
                 // The order of everything is unchanged (ties still go through the heap).
-                let mut budget = INLINE_ARRIVALS;
                 loop {
                     let link = &mut self.links[l as usize];
                     let p = link.take_arrival(self.now);
@@ -260,9 +258,10 @@ impl Simulation {
                     let Some(t) = self.links[l as usize].next_arrival() else {
                         break;
                     };
-                    budget -= 1;
                     let earliest = self.events.peek_time().is_none_or(|h| t < h);
-                    if budget > 0 && earliest && t <= self.end {
+                    // Each one counts as an event, also towards the watcher's cadence.
+                    if self.countdown > 1 && earliest && t <= self.end {
+                        self.countdown -= 1;
                         self.now = t;
                         self.events.popped += 1;
                     } else {
