@@ -122,19 +122,26 @@ class Result:
                 )
         lines.append("")
         head = (
-            f"{'link':<10} {'rate':>10} {'util':>6} {'pkts in':>9} {'q drops':>8} "
+            f"{'link':<10} {'rate':>10} {'util':>6} {'in':>9} {'q drops':>8} "
             f"{'loss drops':>10} {'mean q':>7} {'max q':>6}"
         )
         lines += [head, "-" * len(head)]
+        cells = False
         for x in self.links:
             if x["packets_in"] == 0:
                 continue
+            # ATM links count cells; EPD/PPD discards are queue drops of the port.
+            unit = "c" if x.get("unit") == "cells" else "p"
+            cells |= unit == "c"
+            qd = x["drops"]["queue"] + x["drops"].get("epd", 0) + x["drops"].get("ppd", 0)
             lines.append(
                 f"{x['name']:<10} {fmt_rate(x['rate_bps']):>10} {x['utilisation']:>6.1%} "
-                f"{x['packets_in']:>9} {x['drops']['queue']:>8} "
+                f"{x['packets_in']:>8}{unit} {qd:>8} "
                 f"{x['drops']['loss_model'] + x['drops']['script']:>10} "
                 f"{x['mean_queue_packets']:>7.2f} {x['max_queue_packets']:>6}"
             )
+        if cells:
+            lines.append("(c: cells on ATM links, p: packets; queue drops include EPD and PPD)")
         c = s["conservation"]
         lines.append("")
         lines.append(

@@ -161,9 +161,7 @@ def run_grid(
     for job, summary in run_jobs(jobs, store, desc, jobs_parallel):
         key = tuple(job.label["point"])
         per.setdefault(key, []).append(metrics(job.scenario, summary))
-    return {
-        k: {m: mean_spread([r[m] for r in rows]) for m in rows[0]} for k, rows in per.items()
-    }
+    return {k: {m: mean_spread([r[m] for r in rows]) for m in rows[0]} for k, rows in per.items()}
 
 
 def fmt(ms: tuple[float, float], digits: int = 1) -> str:
@@ -174,17 +172,22 @@ def table2(
     out: Path, store: RunStore, seeds: list[int], jobs_parallel: int | None
 ) -> tuple[str, dict]:
     base = load()
-    points = {
-        (n, sw, s): scenario(base, n, sw, s) for n in VCS for sw in SWITCHES for s in seeds
-    }
+    points = {(n, sw, s): scenario(base, n, sw, s) for n in VCS for sw in SWITCHES for s in seeds}
     res = run_grid(store, "table 2", points, jobs_parallel)
-    head = "| VCs | " + " | ".join(f"{sw} thr (Mbps) | paper | {sw} fair (%) | paper" for sw in SWITCHES)
+    head = "| VCs | " + " | ".join(
+        f"{sw} thr (Mbps) | paper | {sw} fair (%) | paper" for sw in SWITCHES
+    )
     lines = [head + " |", "|---" * (1 + 4 * len(SWITCHES)) + "|"]
     for n in VCS:
         row = [str(n)]
         for k, sw in enumerate(SWITCHES):
             r = res[(n, sw)]
-            row += [fmt(r["thr"]), f"{PAPER_TABLE2[n][2 * k]}", fmt(r["fair"]), f"{PAPER_TABLE2[n][2 * k + 1]}"]
+            row += [
+                fmt(r["thr"]),
+                f"{PAPER_TABLE2[n][2 * k]}",
+                fmt(r["fair"]),
+                f"{PAPER_TABLE2[n][2 * k + 1]}",
+            ]
         lines.append("| " + " | ".join(row) + " |")
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for k, sw in enumerate(SWITCHES):
@@ -289,10 +292,16 @@ def lan_wan(store: RunStore, seeds: list[int], jobs_parallel: int | None) -> tup
         for s in seeds
     }
     res = run_grid(store, "LAN/WAN", points, jobs_parallel)
-    lines = ["| distance | switch | " + " | ".join(COMBOS) + " |", "|---|---|" + "---|" * len(COMBOS)]
+    lines = [
+        "| distance | switch | " + " | ".join(COMBOS) + " |",
+        "|---|---|" + "---|" * len(COMBOS),
+    ]
     for d in dist:
         for sw in SWITCHES:
-            cells_ = [f"{fmt(res[(d, sw, c)]['thr'])} / {res[(d, sw, c)]['fair'][0]:.0f} %" for c in COMBOS]
+            cells_ = [
+                f"{fmt(res[(d, sw, c)]['thr'])} / {res[(d, sw, c)]['fair'][0]:.0f} %"
+                for c in COMBOS
+            ]
             lines.append(f"| {d} | {sw} | " + " | ".join(cells_) + " |")
     return "50 VCs, MSS 2000: throughput (Mbps) / fairness.\n\n" + "\n".join(lines), res
 
@@ -393,7 +402,9 @@ def findings(t2: dict, mtu: dict, lw: dict) -> list[Finding]:
         Finding(
             "Best throughput at MTU 2048, sharp drop above",
             "best at 2048",
-            ", ".join(f"{sw} best at {best[sw]} (4096: {100 * (drops[sw] - 1):+.0f} %)" for sw in SWITCHES),
+            ", ".join(
+                f"{sw} best at {best[sw]} (4096: {100 * (drops[sw] - 1):+.0f} %)" for sw in SWITCHES
+            ),
             status(n_best == 3 and all(d < 0.9 for d in drops.values()), n_best >= 1),
             "Nagle and FRR on, 50 VCs",
         )
@@ -462,7 +473,10 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
         ("1. Table 2: throughput and fairness against the number of VCs", t2_md),
         ("2. Figures 4–7: MTU, Nagle and FRR", mtu_md),
         ("3. Table 4: LAN against WAN", lw_md),
-        ("4. Beyond the paper: discard policies, queueing, recovery, ERICA", beyond(store, seeds, jobs_parallel)),
+        (
+            "4. Beyond the paper: discard policies, queueing, recovery, ERICA",
+            beyond(store, seeds, jobs_parallel),
+        ),
     ]
     md = [
         f"Scale: {scale_name}, {len(seeds)} seeds per point (mean ± standard deviation; the "
