@@ -22,7 +22,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 def test_outputs_and_findings(study: tuple[Path, str]) -> None:
     out, text = study
-    for name in ("report.md", "table2.png", "mtu.png", "runs.jsonl", "findings.json"):
+    for name in ("report.md", "table2.png", "mtu.png", "runs.sqlite", "findings.json"):
         assert (out / name).stat().st_size > 500, name
     for heading in ("Table 2", "MTU, Nagle and FRR", "LAN against WAN", "Beyond the paper"):
         assert heading in text

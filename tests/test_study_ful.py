@@ -17,7 +17,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 def test_outputs_written(study: tuple[Path, str]) -> None:
     out, text = study
-    for name in ("report.md", "multi_split_sequence.png", "sensitivity.png", "runs.jsonl"):
+    for name in ("report.md", "multi_split_sequence.png", "sensitivity.png", "runs.sqlite"):
         assert (out / name).stat().st_size > 500, name
     for heading in ("One flow", "Multi-split", "Sensitivity", "Beyond the paper"):
         assert heading in text

@@ -17,7 +17,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 def test_outputs_written(study: tuple[Path, str]) -> None:
     out, text = study
-    for name in ("report.md", "forced_drop.png", "recovery_probability.png", "runs.jsonl"):
+    for name in ("report.md", "forced_drop.png", "recovery_probability.png", "runs.sqlite"):
         assert (out / name).stat().st_size > 500, name
     for heading in ("Forced drop", "Table 1", "Gilbert", "Loss-recovery probability", "Fairness"):
         assert heading in text
@@ -33,7 +33,7 @@ def test_forced_drop_findings(study: tuple[Path, str]) -> None:
 
 def test_sackplus_has_fewer_timeouts_wherever_sack1_has_any(study: tuple[Path, str]) -> None:
     out, _ = study
-    store = RunStore.open(out / "runs.jsonl")
+    store = RunStore.open(out / "runs.sqlite")
     jobs = sackplus.loss_jobs("bernoulli", tuple(sorted(sackplus.PAPER_TABLE1)), 100_000, 1.0)
     from transim.studies.runner import scenario_key
 
@@ -55,9 +55,9 @@ def test_sackplus_has_fewer_timeouts_wherever_sack1_has_any(study: tuple[Path, s
 
 def test_rerun_resumes_from_the_store(study: tuple[Path, str]) -> None:
     out, _ = study
-    before = (out / "runs.jsonl").read_text().count("\n")
+    before = len(RunStore.open(out / "runs.sqlite"))
     sackplus.reproduce(out, "quick")
-    after = (out / "runs.jsonl").read_text().count("\n")
+    after = len(RunStore.open(out / "runs.sqlite"))
     assert after == before, "finished runs are reused, not run again"
 
 

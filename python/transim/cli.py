@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -93,6 +94,41 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     print(text)
     print(f"written to {out}/report.md")
     return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweep
+
+    sw = sweep.parse(args.sweep)
+    out = Path(args.out) if args.out else Path("out") / "sweeps" / sw.name
+    store = sweep.Store(out / "results.sqlite")
+    runs = sw.runs()
+    if not args.resume:
+        have = store.keys(None)
+        if have and any(r.key in have for r in runs):
+            print(
+                f"{out / 'results.sqlite'} already holds runs of this sweep: rerun with "
+                "--resume to skip them and run the rest",
+                file=sys.stderr,
+            )
+            return 2
+    try:
+        o = sweep.execute(runs, store, sw.name, args.workers, args.scheduler, args.batch)
+    finally:
+        counts = store.count()
+        store.close()
+    where = args.scheduler or f"a local cluster of {o.workers or args.workers or os.cpu_count()}"
+    print(
+        f"{o.total} runs: {o.skipped} already done, {o.ran} ran on {where} "
+        f"({o.failed} failed, recorded with their errors) in {o.wall:.1f} s; "
+        f"batches of {o.batch}, {100 * o.overhead:.1f} % of worker time outside runs"
+    )
+    print(
+        f"store {out / 'results.sqlite'}: {counts.get('ok', 0)} ok, {counts.get('error', 0)} errors"
+    )
+    if args.export:
+        print(f"exported to {sweep.export(out / 'results.sqlite', args.export)}")
+    return 1 if o.failed else 0
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
@@ -197,6 +233,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--json", help="also write the table as JSON to this file")
     b.set_defaults(func=cmd_bench)
+
+    sw = sub.add_parser("sweep", help="run a parameter sweep on Dask (resumable, SQLite store)")
+    sw.add_argument("sweep", help="sweep file (TOML)")
+    sw.add_argument("--out", help="output folder (default out/sweeps/NAME)")
+    g = sw.add_mutually_exclusive_group()
+    g.add_argument("--workers", type=positive_int, help="local worker processes (default: cores)")
+    g.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786)")
+    sw.add_argument("--resume", action="store_true", help="skip runs already in the store")
+    sw.add_argument("--batch", type=positive_int, help="runs per task (default: ~1 s of work)")
+    sw.add_argument("--export", help="write all rows to a .parquet or .csv file afterwards")
+    sw.set_defaults(func=cmd_sweep)
 
     rp = sub.add_parser("reproduce", help="reproduce a published study (tables and figures)")
     rp.add_argument("study", choices=list(STUDIES), help="which study")

@@ -88,6 +88,11 @@ def apply_override(doc: dict[str, Any], assignment: str) -> None:
     if "=" not in assignment:
         raise ScenarioError(f"--set expects key.path=value, got {assignment!r}")
     key, _, value = assignment.partition("=")
+    assign(doc, key, parse_value(value.strip()))
+
+
+def assign(doc: dict[str, Any], key: str, value: Any) -> None:
+    """Set the field ``key`` (a dotted path such as ``flows[0].tcp.cc``) to ``value``."""
     parts = _split_path(key.strip())
     node: Any = doc
     for i, part in enumerate(parts[:-1]):
@@ -108,11 +113,11 @@ def apply_override(doc: dict[str, Any], assignment: str) -> None:
     if isinstance(last, int):
         if not isinstance(node, list) or last >= len(node):
             raise ScenarioError(f"--set {key}: index {last} is out of range", path=key)
-        node[last] = parse_value(value.strip())
+        node[last] = value
     else:
         if not isinstance(node, dict):
             raise ScenarioError(f"--set {key}: parent of {last!r} is not a table", path=key)
-        node[last] = parse_value(value.strip())
+        node[last] = value
 
 
 def prepare(

@@ -459,7 +459,7 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
     if scale_name not in SCALES:
         raise ValueError(f"scale {scale_name!r} is not one of {sorted(SCALES)}")
     out.mkdir(parents=True, exist_ok=True)
-    store = RunStore.open(out / "runs.jsonl")
+    store = RunStore.open(out / "runs.sqlite")
     seeds = list(range(1, SCALES[scale_name]["seeds"] + 1))
     t2_md, t2 = table2(out, store, seeds, jobs_parallel)
     mtu_md, mtu = mtu_sweep(out, store, seeds, jobs_parallel)

@@ -286,7 +286,7 @@ def remedies(store: RunStore, jobs_parallel: int | None) -> str:
 def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = None) -> str:
     """Run the whole study; write figures and report.md into ``out``; return markdown."""
     out.mkdir(parents=True, exist_ok=True)
-    store = RunStore.open(out / "runs.jsonl")
+    store = RunStore.open(out / "runs.sqlite")
     single_md, single_f = single_flow(store, jobs_parallel)
     multi_md, multi_f = multi_split(out)
     write_findings(out, multi_f + single_f)

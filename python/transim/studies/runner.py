@@ -1,7 +1,8 @@
 """Running many scenarios for a study: a resumable result store and a parallel map.
 
-Every finished run is appended at once to ``runs.jsonl`` in the study's output folder, keyed
-by a hash of the exact scenario it ran and of the engine that ran it; running the study again
+Every finished run is committed at once to ``runs.sqlite`` in the study's output folder (the
+sweeps' store), keyed by a hash of the exact scenario it ran and of the engine that ran it;
+running the study again
 with the same engine reuses those rows, so an interruption or a crash loses nothing already
 computed, while a rebuilt engine runs everything afresh. The engine releases the GIL, so runs
 execute in threads (one per core by default).
@@ -17,7 +18,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,45 +42,80 @@ def scenario_key(doc: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-@dataclass
 class RunStore:
-    """Append-only store of run summaries, one JSON object per line."""
+    """A study's finished runs, kept in the same SQLite store as sweeps (``runs.sqlite``,
+    WAL journal, one row per run with its full summary, committed as each run finishes).
 
-    path: Path
-    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    Opening ``runs.jsonl`` (the older format) opens ``runs.sqlite`` beside it and imports the
+    readable lines of the old file once, skipping (with a warning) lines that are not run
+    records: a line cut short by a crash, bytes that are not UTF-8, foreign lines.
+    """
+
+    def __init__(self, path: Path) -> None:
+        from ..sweep.store import Store
+
+        self.path = path
+        self.store = Store(path)
+        self.rows: dict[str, dict[str, Any]] = {}
+        for key, params, summary in self.store.db.execute(
+            "SELECT key, params, summary FROM runs WHERE status = 'ok'"
+        ):
+            self.rows[key] = {
+                "key": key,
+                "label": json.loads(params),
+                "summary": json.loads(summary) if summary else None,
+            }
+        self.lock = threading.Lock()
 
     @classmethod
     def open(cls, path: Path) -> RunStore:
-        """Load the rows of a store, skipping (with a warning) lines that are not run
-        records: a line cut short by a crash, bytes that are not UTF-8, foreign lines."""
-        store = cls(path)
-        if not path.exists():
-            return store
-        data = path.read_bytes()
+        """The store at ``path`` (a ``.sqlite`` file; ``.jsonl`` is imported, see above)."""
+        if path.suffix != ".jsonl":
+            return cls(path)
+        store = cls(path.with_suffix(".sqlite"))
+        if path.exists():
+            store.import_jsonl(path)
+        return store
+
+    def import_jsonl(self, path: Path) -> None:
         bad = 0
-        for raw in data.splitlines():
+        for raw in path.read_bytes().splitlines():
             try:
                 row = json.loads(raw.decode("utf-8"))
-                store.rows[row["key"]] = row
+                key, label, summary = row["key"], row["label"], row["summary"]
             except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
                 bad += 1
+                continue
+            if key not in self.rows:
+                self.add(key, label, summary)
         if bad:
             print(
                 f"warning: {path}: skipped {bad} line(s) that are not run records", file=sys.stderr
             )
-        if data and not data.endswith(b"\n"):
-            with path.open("ab") as fh:
-                fh.write(b"\n")  # the next record starts on a line of its own
-        return store
 
     def add(self, key: str, label: dict[str, Any], summary: dict[str, Any]) -> None:
         row = {"key": key, "label": label, "summary": summary}
         with self.lock:
             self.rows[key] = row
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(row) + "\n")
+        self.store.add(
+            [
+                {
+                    "key": key,
+                    "sweep": "study",
+                    "params": label,
+                    "replication": 0,
+                    "seed": int(summary.get("seed", 0)) if isinstance(summary, dict) else 0,
+                    "status": "ok",
+                    "metrics": None,
+                    "summary": summary,
+                    "engine": engine_fingerprint(),
+                    "wall": 0.0,
+                }
+            ]
+        )
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
 
 @dataclass

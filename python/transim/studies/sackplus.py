@@ -358,7 +358,7 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
     """Run the whole study; write figures, CSV and report.md into ``out``; return markdown."""
     scale = SCALES[scale_name]
     out.mkdir(parents=True, exist_ok=True)
-    store = RunStore.open(out / "runs.jsonl")
+    store = RunStore.open(out / "runs.sqlite")
     sections = []
 
     text, facts = forced_drop(out)

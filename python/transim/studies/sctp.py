@@ -376,7 +376,7 @@ def failover_section(store: RunStore, jobs: int | None) -> str:
 def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = None) -> str:
     """Run the whole study; write figures, findings.json and report.md into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    store = RunStore.open(out / "runs.jsonl")
+    store = RunStore.open(out / "runs.sqlite")
     rounds_md, sctp_tot, tcp_tot = rounds_section(out)
     pts = sweep_points(scale_name)
     res = transfer_times(pts, store, jobs_parallel, "transfer times")
