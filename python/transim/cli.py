@@ -131,6 +131,27 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 1 if o.failed else 0
 
 
+def cmd_decision_map(args: argparse.Namespace) -> int:
+    from . import decision_map as dm
+
+    if args.action == "build":
+        if not args.out:
+            print("error: decision-map build needs -o MAP.json", file=sys.stderr)
+            return 2
+        try:
+            m = dm.build(args.source, alpha=args.alpha)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print(f"wrote {dm.save(m, args.out)}: {len(m['cells'])} environments")
+        return 0
+    m = dm.read(args.source)
+    print(dm.show(m, args.plot))
+    if args.plot:
+        print(f"wrote {args.plot}")
+    return 0
+
+
 def cmd_examples(args: argparse.Namespace) -> int:
     import shutil
 
@@ -244,6 +265,14 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--batch", type=positive_int, help="runs per task (default: ~1 s of work)")
     sw.add_argument("--export", help="write all rows to a .parquet or .csv file afterwards")
     sw.set_defaults(func=cmd_sweep)
+
+    dmp = sub.add_parser("decision-map", help="build or show an adaptive-TCP decision map")
+    dmp.add_argument("action", choices=["build", "show"])
+    dmp.add_argument("source", help="build: a sweep's results.sqlite; show: a map file")
+    dmp.add_argument("-o", "--out", help="build: the map file to write (JSON)")
+    dmp.add_argument("--alpha", type=float, default=0.05, help="Welch test level (0.05)")
+    dmp.add_argument("--plot", help="show: also draw the best variant per cell into this PNG")
+    dmp.set_defaults(func=cmd_decision_map)
 
     rp = sub.add_parser("reproduce", help="reproduce a published study (tables and figures)")
     rp.add_argument("study", choices=list(STUDIES), help="which study")

@@ -135,7 +135,21 @@ def prepare(
         raise
     if seed is not None:
         doc["seed"] = seed
+    _resolve_files(doc, source)
     return doc, source
+
+
+def _resolve_files(doc: dict[str, Any], source: str) -> None:
+    """Files a scenario names (the adaptive framework's decision map) are relative to the
+    scenario file."""
+    base = Path(source).parent if source and not source.startswith("<") else Path.cwd()
+    tables = [doc.get("tcp")] + [f.get("tcp") for f in doc.get("flows", []) if isinstance(f, dict)]
+    for t in tables:
+        a = t.get("adaptive") if isinstance(t, dict) else None
+        if isinstance(a, dict) and isinstance(a.get("map"), str):
+            p = Path(a["map"])
+            if not p.is_absolute():
+                a["map"] = str((base / p).resolve())
 
 
 def to_json(doc: Mapping[str, Any]) -> str:

@@ -6,12 +6,15 @@ use super::error::ScenarioError;
 use super::profiles::resolve;
 use super::schema::*;
 use crate::sim::rng::Rng;
+use crate::sim::SECOND;
+use crate::tcp::adaptive::{Adaptive, DecisionMap};
 use crate::tcp::config::Packetization;
 use crate::tcp::connection::TcpConnection;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::timers;
 use crate::transport::Transport;
+use std::sync::Arc;
 
 /// The connection of flow `i` between nodes `(s, d)`.
 pub(super) fn connection(
@@ -103,7 +106,68 @@ pub(super) fn connection(
     }
     sender.seed_cc(Rng::stream(sc.seed, &format!("cc/{i}")));
     let receiver = TcpReceiver::new(cfg, i as u32, d, s);
-    Ok(Box::new(TcpConnection::new(
-        i as u32, sender, receiver, switches,
-    )))
+    let mut conn = TcpConnection::new(i as u32, sender, receiver, switches);
+    conn.adaptive = adaptive(&spec, &path, net, routes, (s, d))?;
+    Ok(Box::new(conn))
+}
+
+/// The adaptive framework of a flow with `cc = "adaptive"`.
+fn adaptive(
+    spec: &TcpSpec,
+    path: &str,
+    net: &Net,
+    routes: &[Vec<u32>],
+    (s, d): (u32, u32),
+) -> Result<Option<Adaptive>, ScenarioError> {
+    let on = spec.cc.as_deref() == Some("adaptive");
+    let Some(a) = &spec.adaptive else {
+        if on {
+            return Err(ScenarioError::new(
+                format!("{path}.adaptive.map"),
+                "is required with cc = \"adaptive\": the decision map to look the path up in \
+                 (transim decision-map build writes one)",
+            ));
+        }
+        return Ok(None);
+    };
+    if !on {
+        return Err(ScenarioError::new(
+            format!("{path}.adaptive"),
+            "is set but cc is not \"adaptive\"",
+        ));
+    }
+    let mp = format!("{path}.adaptive.map");
+    let text = std::fs::read_to_string(&a.map)
+        .map_err(|e| ScenarioError::new(&mp, format!("cannot read {:?}: {e}", a.map)))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| ScenarioError::new(&mp, format!("{:?} is not JSON: {e}", a.map)))?;
+    let map = DecisionMap::from_json(&value)
+        .map_err(|e| ScenarioError::new(&mp, format!("{:?} {e}", a.map)))?;
+    let interval = a.interval.map_or(SECOND, |t| t.0);
+    if interval == 0 {
+        return Err(ScenarioError::new(
+            format!("{path}.adaptive.interval"),
+            "got 0; expected a positive time between look-ups",
+        ));
+    }
+    let oracle = a.oracle.unwrap_or(false).then(|| {
+        // The true path: narrowest link, one-way propagation, and the loss the data
+        // direction's loss models imply.
+        let (mut bw, mut delay, mut keep) = (f64::INFINITY, 0.0, 1.0);
+        let mut at = s;
+        while at != d {
+            let l = &net.links[routes[at as usize][d as usize] as usize];
+            bw = bw.min(l.rate_bps);
+            delay += l.delay as f64 * 1e-9;
+            keep *= 1.0 - l.loss.mean_loss_rate();
+            at = l.to;
+        }
+        [bw, delay, 1.0 - keep]
+    });
+    Ok(Some(Adaptive {
+        map: Arc::new(map),
+        interval,
+        oracle,
+        decisions: vec![],
+    }))
 }

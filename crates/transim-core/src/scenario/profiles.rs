@@ -12,6 +12,15 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
     let profile = spec.profile.unwrap_or_default();
     let (name, d) = defaults(profile);
     let cc_name = spec.cc.clone().unwrap_or_else(|| "reno".into());
+    // "adaptive" starts with its `start` variant; the connection's builder sets it up.
+    let cc_name = if cc_name == "adaptive" {
+        spec.adaptive
+            .as_ref()
+            .and_then(|a| a.start.clone())
+            .unwrap_or_else(|| "reno".into())
+    } else {
+        cc_name
+    };
     let cc = CcKind::from_name(&cc_name).ok_or_else(|| {
         let names: Vec<_> = CcKind::ALL
             .iter()
@@ -19,7 +28,10 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             .collect();
         ScenarioError::new(
             format!("{path}.cc"),
-            format!("got {cc_name:?}; expected one of {}", names.join(", ")),
+            format!(
+                "got {cc_name:?}; expected one of {} or \"adaptive\"",
+                names.join(", ")
+            ),
         )
     })?;
     let timestamps = spec.timestamps.unwrap_or(d.timestamps);

@@ -674,6 +674,26 @@ pub struct TcpSpec {
     /// Clock granularity G (RFC 6298).
     #[serde(default)]
     pub clock_granularity: Option<Duration>,
+    /// The adaptive framework (with `cc = "adaptive"`).
+    #[serde(default)]
+    pub adaptive: Option<AdaptiveSpec>,
+}
+
+/// `tcp.adaptive`: study 3's framework.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AdaptiveSpec {
+    /// The decision map (a file `transim decision-map build` wrote).
+    pub map: String,
+    /// Time between look-ups (default 1 s).
+    #[serde(default)]
+    pub interval: Option<Duration>,
+    /// The variant to start with (default "reno").
+    #[serde(default)]
+    pub start: Option<String>,
+    /// Look up the true path instead of the estimates (an ablation).
+    #[serde(default)]
+    pub oracle: Option<bool>,
 }
 
 macro_rules! merge_fields {
@@ -723,7 +743,8 @@ impl TcpSpec {
             rto_initial,
             rto_min,
             rto_max,
-            clock_granularity
+            clock_granularity,
+            adaptive
         )
     }
 }

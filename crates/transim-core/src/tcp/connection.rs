@@ -3,6 +3,7 @@
 //! simulator can keep (which dropped segments were repaired and how; ACKs lost at the
 //! receiver's own uplink).
 
+use super::adaptive::Adaptive;
 use super::cc::CcKind;
 use super::receiver::TcpReceiver;
 use super::sender::TcpSender;
@@ -31,6 +32,8 @@ pub struct TcpConnection {
     pub recovered_timeout: u64,
     /// ACKs dropped at the receiver's own uplink buffer (its first-hop queue).
     pub ack_drops_uplink: u64,
+    /// The adaptive framework (`cc = "adaptive"`), if on.
+    pub adaptive: Option<Adaptive>,
 }
 
 impl TcpConnection {
@@ -50,7 +53,41 @@ impl TcpConnection {
             recovered_fast: 0,
             recovered_timeout: 0,
             ack_drops_uplink: 0,
+            adaptive: None,
         }
+    }
+
+    /// The path as the framework sees it: the truth for the oracle, else the estimators
+    /// (None until the capacity estimate has its samples and a hundred segments were sent).
+    fn path_estimate(&self) -> Option<[f64; 3]> {
+        let a = self.adaptive.as_ref()?;
+        if let Some(truth) = a.oracle {
+            return Some(truth);
+        }
+        let s = &self.sender;
+        let capacity = s.capacity.capacity_bps.filter(|_| s.capacity.ready())?;
+        let min_rtt = (s.rtt.min_rtt != Time::MAX).then_some(s.rtt.min_rtt)?;
+        (s.loss_est.sent >= 100).then(|| [capacity, min_rtt as f64 * 0.5e-9, s.loss_est.rate()])
+    }
+
+    /// A look-up of the decision map; switches when it says so, then schedules the next.
+    fn adapt(&mut self, ctx: &mut Ctx) {
+        if let Some(est) = self.path_estimate() {
+            let current = self.sender.cc.kind();
+            let a = self.adaptive.as_mut().expect("adaptive");
+            if let Some(to) = a.decide(ctx.now, est, current) {
+                self.sender.switch_cc(to, ctx.now);
+            }
+        }
+        let a = self.adaptive.as_ref().expect("adaptive");
+        let timer = timers::ADAPT;
+        ctx.events.push(
+            ctx.now + a.interval,
+            Event::Timer {
+                flow: self.flow,
+                timer,
+            },
+        );
     }
 }
 
@@ -67,6 +104,21 @@ impl Transport for TcpConnection {
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
+        if let Some(a) = &self.adaptive {
+            if a.oracle.is_some() {
+                // The oracle knows the path before the first packet.
+                self.adapt(ctx);
+            } else {
+                let at = ctx.now + a.interval;
+                ctx.events.push(
+                    at,
+                    Event::Timer {
+                        flow: self.flow,
+                        timer: timers::ADAPT,
+                    },
+                );
+            }
+        }
         self.sender.start(ctx);
     }
 
@@ -94,6 +146,7 @@ impl Transport for TcpConnection {
             timers::RTO => self.sender.on_timer(ctx),
             timers::FUL_SAFETY => self.sender.on_ful_safety(ctx),
             timers::PACE => self.sender.on_pace_timer(ctx),
+            timers::ADAPT => self.adapt(ctx),
             timers::DEL_ACK => self.receiver.on_timer(ctx),
             timers::FUL => self.receiver.on_ful_timer(ctx),
             k if k >= timers::SWITCH => {

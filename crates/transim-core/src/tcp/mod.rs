@@ -2,6 +2,7 @@
 //! [`receiver::TcpReceiver`] (passive open, acknowledges). Congestion control ([`cc`]) and loss
 //! recovery ([`config::Recovery`]) are separate axes.
 
+pub mod adaptive;
 pub mod cc;
 pub mod config;
 pub mod connection;
@@ -31,6 +32,8 @@ pub mod timers {
     pub const FUL_SAFETY: TimerId = 3;
     /// Sender pacing: the next segment may leave.
     pub const PACE: TimerId = 4;
+    /// The adaptive framework looks its path up in the decision map.
+    pub const ADAPT: TimerId = 5;
     /// Scheduled congestion-control switch k is `SWITCH + k`.
     pub const SWITCH: TimerId = 16;
 }

@@ -16,6 +16,10 @@ pub struct TcpFlowResult {
     pub cc: String,
     /// Congestion-control switches carried out: (time in s, algorithm).
     pub switches: Vec<(f64, String)>,
+    /// The adaptive framework's look-ups: estimate, map cell, priority, switch (cc =
+    /// "adaptive" only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<Vec<super::adaptive::Decision>>,
     /// Loss recovery.
     pub recovery: String,
     /// MSS (bytes).
@@ -161,6 +165,7 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
             .iter()
             .map(|&(t, k)| (secs(t), k.name().to_string()))
             .collect(),
+        adaptive: c.adaptive.as_ref().map(|a| a.decisions.clone()),
         recovery: cfg.recovery.name().to_string(),
         mss: cfg.mss,
         established: s.stats.established_at.map(secs),
