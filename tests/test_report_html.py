@@ -14,6 +14,7 @@ from conftest import transim_cli
 SECTIONS = (
     "Study 1: SCTP vs TCP transfer time in the initial slow start",
     "Study 2: TCP parameters (Nagle, fast retransmit and recovery) over ATM",
+    "Study 3: an adaptive framework that switches TCP variants mid-session",
     "Study 4: SackPlus — lost retransmissions in SACK recovery",
     "Study 5: the FUL bit against uplink ACK-buffer overflow",
     "Two flows through one bottleneck",
@@ -38,7 +39,7 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
     assert f"Sections finished: {len(SECTIONS)} of {len(SECTIONS)}" in text
     for img in ("dumbbell/cwnd.png", "study1-sctp/transfer_times.png", "study2-atm/table2.png"):
         assert (report / img).stat().st_size > 1000
-    for study in ("study1-sctp", "study2-atm", "study4-sackplus", "study5-ful"):
+    for study in ("study1-sctp", "study2-atm", "study3-adaptive", "study4-sackplus", "study5-ful"):
         findings = json.loads((report / study / "findings.json").read_text())
         assert findings and all(
             f["status"] in ("reproduced", "partly", "not reproduced") for f in findings

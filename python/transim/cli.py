@@ -86,11 +86,23 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .studies import atm, ful, sackplus, sctp
+    from .studies import adaptive, atm, ful, sackplus, sctp
 
-    module = {"sctp": sctp, "atm": atm, "sackplus": sackplus, "ful": ful}[args.study]
+    module = {"sctp": sctp, "atm": atm, "adaptive": adaptive, "sackplus": sackplus, "ful": ful}[
+        args.study
+    ]
     out = Path(args.out) if args.out else Path("out") / args.study
-    text = module.reproduce(out, args.scale, args.jobs)
+    if args.study == "adaptive":
+        text = adaptive.reproduce(out, args.scale, args.jobs, args.scheduler)
+    elif args.scale == "medium" or args.scheduler:
+        print(
+            f"error: --scale medium and --scheduler are for the adaptive study; "
+            f"{args.study} has quick and paper and runs in this process",
+            file=sys.stderr,
+        )
+        return 2
+    else:
+        text = module.reproduce(out, args.scale, args.jobs)
     print(text)
     print(f"written to {out}/report.md")
     return 0
@@ -278,12 +290,15 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("study", choices=list(STUDIES), help="which study")
     rp.add_argument(
         "--scale",
-        choices=["quick", "paper"],
+        choices=["quick", "medium", "paper"],
         default="quick",
-        help="quick: minutes on a laptop; paper: the paper's run sizes",
+        help="quick: minutes on a laptop; paper: the paper's run sizes (medium: adaptive only)",
     )
     rp.add_argument("--out", help="output directory (default: out/<study>)")
     rp.add_argument("--jobs", type=positive_int, help="parallel runs (default: one per core)")
+    rp.add_argument(
+        "--scheduler", help="adaptive: run the sweeps on this Dask scheduler (tcp://host:8786)"
+    )
     rp.set_defaults(func=cmd_reproduce)
 
     ex = sub.add_parser("examples", help="list the example scenarios shipped with transim")

@@ -179,6 +179,12 @@ def _study_atm(out: Path, scale: str) -> str:
     return atm.reproduce(out, scale).replace("](", "](study2-atm/")
 
 
+def _study_adaptive(out: Path, scale: str) -> str:
+    from .studies import adaptive
+
+    return adaptive.reproduce(out, scale).replace("](", "](study3-adaptive/")
+
+
 def _study_sackplus(out: Path, scale: str) -> str:
     from .studies import sackplus
 
@@ -215,6 +221,19 @@ SECTIONS = [
         "transim reproduce atm --scale {scale}",
         ("studies/atm/bottleneck.toml",),
         "2. TCP over ATM",
+    ),
+    Section(
+        "study3-adaptive",
+        "Study 3: an adaptive framework that switches TCP variants mid-session",
+        "Hwang, Kim and Yoo built a decision map from ns-2 sweeps (Reno, Westwood, CUBIC, Veno "
+        "over bandwidth × delay × loss, priorities by Welch's t-test) and a sender that "
+        "estimates its path, looks it up and switches variant mid-session; on random paths it "
+        "reached 93 % of the best variant on average. We run the sweep on Dask, build the map "
+        "and run the framework and an oracle ablation.",
+        _study_adaptive,
+        "transim reproduce adaptive --scale {scale}",
+        ("studies/adaptive/path.toml",),
+        "3. Adaptive TCP",
     ),
     Section(
         "study4-sackplus",
