@@ -18,7 +18,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 def test_outputs_written(study: tuple[Path, str]) -> None:
     out, text = study
-    for name in ("report.md", "transfer_times.png", "transfer_times_loss.png", "runs.jsonl"):
+    for name in ("report.md", "transfer_times.png", "transfer_times_loss.png", "runs.sqlite"):
         assert (out / name).stat().st_size > 500, name
     for heading in ("Bytes per round trip", "against the delay", "initial window", "failover"):
         assert heading in text
