@@ -289,3 +289,58 @@ fn same_seed_same_results() {
         b.flow_traces[0].as_ref().unwrap().tcp().pacing_rate
     );
 }
+
+/// BBR with Tahoe recovery (shared/repro/bbr-tahoe-cwnd0.toml): after Tahoe's go-back-N
+/// nothing is in flight when packet conservation starts, and cwnd used to be set to 0 —
+/// a stall until the RTO at every loss. cwnd now never falls below one segment.
+#[test]
+fn bbr_with_tahoe_never_drops_cwnd_to_zero() {
+    let v = serde_json::json!({
+        "duration": "2s", "seed": 1,
+        "tcp": {"cc": "bbr", "recovery": "tahoe", "mtu": 576},
+        "topology": {"kind": "dumbbell",
+            "bottleneck": {"rate": "1Mbps", "delay": "5ms", "queue": 20,
+                           "forward": {"loss": {"model": "bernoulli", "p": 0.02}}}},
+        "flows": [{"app": {"kind": "bulk"}}],
+        "trace": {"flows": true}
+    });
+    let out = transim_core::run_value(v).unwrap();
+    let tr = out.flow_traces[0].as_ref().unwrap().tcp();
+    let min = tr.cwnd.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(min >= 536.0, "cwnd fell to {min}");
+    let f = out.result.flows[0].detail.tcp();
+    assert_eq!(f.timeouts, 0);
+    assert!(f.goodput_bps > 0.6e6, "{}", f.goodput_bps);
+}
+
+/// shared/repro/minrtt-below-propagation.toml: RTT samples read off the 1 ms timestamp clock
+/// (for ACKs of retransmitted data) used to set min_rtt to 1 ms on a 1.638 ms path (and to
+/// 1 ns with BBR's RTprop). They now feed the RTO only; min_rtt never undercuts the path.
+#[test]
+fn timestamp_tick_samples_never_set_min_rtt_below_the_propagation_delay() {
+    for (cc, delay) in [("reno", "819us"), ("bbr", "100us")] {
+        let v = serde_json::json!({
+            "duration": "2s", "seed": 1,
+            "tcp": {"profile": "linux-2.6", "cc": cc},
+            "topology": {"kind": "dumbbell",
+                "bottleneck": {"rate": "50Mbps", "delay": delay,
+                               "forward": {"loss": {"model": "bernoulli", "p": 0.05}}}},
+            "flows": [{"app": {"kind": "bulk"}}]
+        });
+        let out = transim_core::run_value(v).unwrap();
+        let f = out.result.flows[0].detail.tcp();
+        let truth = f.estimators.true_rtt;
+        assert!(
+            f.retransmissions > 0,
+            "{cc}: the case needs retransmissions"
+        );
+        assert!(
+            f.min_rtt.unwrap() >= truth,
+            "{cc}: min_rtt {:?} < {truth}",
+            f.min_rtt
+        );
+        if let Some(m) = &f.cc_model {
+            assert!(m.min_rtt.unwrap() >= truth, "{cc}: RTprop {:?}", m.min_rtt);
+        }
+    }
+}

@@ -752,17 +752,23 @@ impl TcpSender {
                 break;
             }
         }
+        // A precise sample from a segment sent once; else (Karn) a timestamp sample, whole
+        // ticks only: it feeds the RTO but neither the minimum RTT nor the congestion
+        // control (Linux hands its CC no RTT for retransmitted data either).
         let sample = match newest_sent {
-            Some(t) if !any_retx => Some(ctx.now - t),
+            Some(t) if !any_retx => {
+                let r = (ctx.now - t).max(1);
+                self.rtt.sample(r);
+                Some(r)
+            }
             _ if self.cfg.timestamps && p.ts_ecr != 0 => {
                 let now_ticks = (ctx.now / TS_TICK) as u32;
-                Some(now_ticks.wrapping_sub(p.ts_ecr) as Time * TS_TICK)
+                let r = (now_ticks.wrapping_sub(p.ts_ecr) as Time * TS_TICK).max(1);
+                self.rtt.sample_coarse(r);
+                None
             }
             _ => None,
         };
-        if let Some(r) = sample {
-            self.rtt.sample(r.max(1));
-        }
         match single {
             Some(s) if popped == 1 => self
                 .capacity

@@ -44,8 +44,15 @@ impl RttEstimator {
     /// Feed one RTT sample (RFC 6298 §2.2–2.3); clears the backoff (Karn: samples only come
     /// from segments that were not retransmitted).
     pub fn sample(&mut self, r: Time) {
-        self.latest = r;
         self.min_rtt = self.min_rtt.min(r);
+        self.sample_coarse(r);
+    }
+
+    /// Feed a sample measured on a coarse clock (TCP timestamps count whole ticks): it
+    /// updates SRTT, RTTVAR and the RTO but not the minimum RTT, which a truncated sample
+    /// would put below the propagation delay (even at 0).
+    pub fn sample_coarse(&mut self, r: Time) {
+        self.latest = r;
         if !self.has_sample {
             self.srtt = r;
             self.rttvar = r / 2;

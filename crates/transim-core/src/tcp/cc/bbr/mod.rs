@@ -331,7 +331,9 @@ impl Bbr {
                 // First round of fast recovery: packet conservation.
                 self.packet_conservation = true;
                 self.next_round_delivered = a.delivered;
-                cwnd = a.pipe + acked;
+                // At least the segment being retransmitted (Linux counts it in flight;
+                // after Tahoe's go-back-N our pipe is empty until it leaves).
+                cwnd = (a.pipe + acked).max(mss);
             }
         } else if !a.recovering && self.prev_recovering {
             cwnd = cwnd.max(self.prior_cwnd);
@@ -340,7 +342,7 @@ impl Bbr {
         }
         self.prev_recovering = a.recovering;
         if self.packet_conservation {
-            cwnd = cwnd.max(a.pipe + acked);
+            cwnd = cwnd.max(a.pipe + acked).max(mss);
         } else if acked > 0 {
             let target = self.inflight(self.cwnd_gain, w.mss);
             if self.filled_pipe {
