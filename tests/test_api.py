@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import transim
+from conftest import ROOT
 
 SMALL = """
 duration = "5s"
@@ -141,3 +143,29 @@ def test_ctrl_c_stops_a_long_run_and_keeps_its_results(tmp_path: Path) -> None:
     assert p.returncode == 3, out
     stopped = float(out.split()[-1])
     assert 0 < stopped < 1000
+
+
+@pytest.mark.parametrize(
+    ("edit", "path"),
+    [
+        (lambda d: d["flows"][1].__setitem__("start", "40s"), "flows[1].start"),
+        (
+            lambda d: d["flows"][0].__setitem__("switch", [{"at": "30s", "cc": "cubic"}]),
+            "flows[0].switch[0].at",
+        ),
+        (lambda d: d["tcp"].__setitem__("snd_buf", 0), "tcp.snd_buf"),
+        (lambda d: d["tcp"].__setitem__("initial_ssthresh", 0), "tcp.initial_ssthresh"),
+        (lambda d: d["tcp"].update({"ful": True, "ful_high": 0}), "tcp.ful_high"),
+        (
+            lambda d: d["topology"]["bottleneck"].__setitem__("delay", 1e-10),
+            "topology.bottleneck.delay",
+        ),
+    ],
+)
+def test_nonsense_is_refused_with_the_field(edit: Any, path: str) -> None:
+    """Values that used to be accepted silently (issue 16's list) name their field."""
+    doc, _ = transim.scenario.load(ROOT / "scenarios" / "dumbbell.toml")
+    edit(doc)
+    with pytest.raises(transim.ScenarioError) as e:
+        transim.validate(doc)
+    assert e.value.path == path, str(e.value)

@@ -146,7 +146,7 @@ def test_captures_are_deterministic(tmp_path: Path) -> None:
     for d in ("a", "b"):
         transim.run(
             SCENARIOS / "dumbbell.toml",
-            overrides=["duration=1s"],
+            overrides=["duration=1s", "flows[1].start=0.5s"],
             pcap=tmp_path / d,
             pcap_links=["r1->r2"],
         )

@@ -190,7 +190,7 @@ def test_a_worker_killed_midway_loses_nothing(tmp_path: Path, cluster: Cluster) 
 def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> None:
     p = tmp_path / "s.toml"
     p.write_text(
-        f'name = "f"\nbase = "{SCENARIOS / "dumbbell.toml"}"\nduration = "2s"\n'
+        f'name = "f"\nbase = "{SCENARIOS / "dumbbell.toml"}"\nduration = "3s"\n'
         '[vary]\n"tcp.cc" = ["reno", "no-such-cc"]\n'
     )
     r = transim_cli("sweep", str(p), "--out", str(tmp_path / "o"), "--workers", "1",

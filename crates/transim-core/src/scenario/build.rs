@@ -504,6 +504,29 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     }
     let mut flows: Vec<Flow> = Vec::with_capacity(n);
     for (i, f) in sc.flows.iter().enumerate() {
+        let end = sc.duration.0;
+        if let Some(t) = f.start.filter(|t| t.0 >= end) {
+            return Err(ScenarioError::new(
+                format!("flows[{i}].start"),
+                format!(
+                    "got {} s, at or after the end of the run ({} s): the flow would never start",
+                    t.0 as f64 * 1e-9,
+                    end as f64 * 1e-9
+                ),
+            ));
+        }
+        for (k, sw) in f.switch.iter().flatten().enumerate() {
+            if sw.at.0 >= end {
+                return Err(ScenarioError::new(
+                    format!("flows[{i}].switch[{k}].at"),
+                    format!(
+                        "got {} s, at or after the end of the run ({} s): the switch would never happen",
+                        sw.at.0 as f64 * 1e-9,
+                        end as f64 * 1e-9
+                    ),
+                ));
+            }
+        }
         let transport = match f.protocol {
             Protocol::Tcp => super::build_tcp::connection(sc, i, endpoints[i], &net, &routes)?,
             Protocol::Sctp => super::build_sctp::association(sc, i, endpoints[i], &net, &routes)?,

@@ -155,6 +155,30 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         IwSpec::Rule(IwRule::Linux26) => InitialWindow::Linux26,
         IwSpec::Rule(IwRule::Rfc6928) => InitialWindow::Rfc6928,
     };
+    if spec.snd_buf.is_some_and(|b| b.0 == 0) {
+        return Err(ScenarioError::new(
+            format!("{path}.snd_buf"),
+            "got 0; expected at least one byte (leave it out for an unlimited send buffer)",
+        ));
+    }
+    if let Some(t) = spec.initial_ssthresh {
+        if t.0 < 2 * mss as u64 {
+            return Err(ScenarioError::new(
+                format!("{path}.initial_ssthresh"),
+                format!(
+                    "got {} bytes; expected at least 2·MSS = {} bytes (RFC 5681's floor)",
+                    t.0,
+                    2 * mss
+                ),
+            ));
+        }
+    }
+    if spec.ful_high == Some(0) {
+        return Err(ScenarioError::new(
+            format!("{path}.ful_high"),
+            "got 0; expected at least 1 packet waiting in the uplink buffer",
+        ));
+    }
     let ful = match spec.ful {
         Some(true) => {
             let bit = spec.ful_bit.unwrap_or(4);

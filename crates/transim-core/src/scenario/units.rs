@@ -146,6 +146,13 @@ fn parse_duration(raw: &Raw) -> Result<Duration, String> {
     if !(secs.is_finite() && secs >= 0.0) || secs > 1e9 {
         return Err(show(raw));
     }
+    if secs > 0.0 && secs < 0.5e-9 {
+        // Below the clock's resolution it would round to 0 without a word.
+        return Err(format!(
+            "{}: shorter than 1 ns, the clock's resolution",
+            show(raw)
+        ));
+    }
     Ok(Duration((secs * 1e9).round() as u64))
 }
 fn fmt_duration(ns: u64) -> String {
