@@ -73,3 +73,9 @@ def test_report_and_an_example_run_from_the_wheel(installed: tuple[Path, Path]) 
     sh(bin_ / "transim", "report", "--out", work / "report", cwd=work)
     html = (work / "report" / "report.html").read_text()
     assert "Study 1: SCTP vs TCP" in html and "data:image/png;base64," in html
+    for study in ("Study 2: TCP parameters", "Study 3: an adaptive framework"):
+        assert study in html
+    # The shipped sweep runs on Dask from the installed package (its base is a sibling file).
+    sh(bin_ / "transim", "sweep", "scenarios/sweeps/cc-grid.toml", "--workers", "1",
+       "--out", work / "sweep", cwd=work)  # fmt: skip
+    assert (work / "sweep" / "results.sqlite").stat().st_size > 10_000

@@ -36,6 +36,7 @@ from .. import decision_map as dm  # noqa: E402
 from ..data import resource  # noqa: E402
 from ..sweep import RunSpec, Store, derived_seed, execute  # noqa: E402
 from .findings import Finding  # noqa: E402
+from .findings import table as findings_table  # noqa: E402
 from .findings import write as write_findings  # noqa: E402
 
 SCENARIO = resource("scenarios", "studies", "adaptive") / "path.toml"
@@ -399,10 +400,8 @@ def reproduce(
         ),
     ]
     write_findings(out, found)
-    f_lines = ["| finding | paper | ours | status |", "|---|---|---|---|"]
-    f_lines += [f"| {f.finding} | {f.paper} | {f.ours} | {f.status} |" for f in found]
     sections = [
-        ("Findings", "\n".join(f_lines)),
+        ("Findings", findings_table(found)),
         (
             "1. The decision map",
             f"{len(m['cells'])} environments (bandwidth {scale['bw']} Mbps × one-way delay "

@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from .. import _core  # noqa: E402
 from ..data import resource  # noqa: E402
 from .findings import Finding  # noqa: E402
+from .findings import table as findings_table  # noqa: E402
 from .findings import write as write_findings  # noqa: E402
 from .runner import Job, RunStore, run_jobs  # noqa: E402
 
@@ -466,10 +467,8 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
     lw_md, lw = lan_wan(store, seeds, jobs_parallel)
     found = findings(t2, mtu, lw)
     write_findings(out, found)
-    f_lines = ["| finding | paper | ours | status |", "|---|---|---|---|"]
-    f_lines += [f"| {f.finding} | {f.paper} | {f.ours} | {f.status} |" for f in found]
     sections = [
-        ("Findings", "\n".join(f_lines)),
+        ("Findings", findings_table(found)),
         ("1. Table 2: throughput and fairness against the number of VCs", t2_md),
         ("2. Figures 4–7: MTU, Nagle and FRR", mtu_md),
         ("3. Table 4: LAN against WAN", lw_md),

@@ -34,6 +34,13 @@ def close(ours: float, paper: float, rel: float = 0.25, abs_: float = 0.0) -> bo
     return abs(ours - paper) <= max(abs(paper) * rel, abs_)
 
 
+def table(findings: list[Finding]) -> str:
+    """The findings as a markdown table (finding, paper, ours, status)."""
+    lines = ["| finding | paper | ours | status |", "|---|---|---|---|"]
+    lines += [f"| {f.finding} | {f.paper} | {f.ours} | {f.status} |" for f in findings]
+    return "\n".join(lines)
+
+
 def write(out: Path, findings: list[Finding]) -> None:
     """Write ``findings.json`` into a study's output folder."""
     (out / "findings.json").write_text(
