@@ -18,3 +18,15 @@ def test_bench_prints_the_table_for_b1() -> None:
 def test_bench_rejects_unknown_names() -> None:
     p = transim_cli("bench", "--only", "B9")
     assert p.returncode == 2 and "unknown benchmark" in p.stderr
+
+
+def test_bench_sack_pair_reports_s1_against_s0() -> None:
+    """S0 and S1 deliver the same kind of load; the table gives S1's cost relative to S0's."""
+    p = transim_cli("bench", "--only", "S0,S1", "--repeat", "1")
+    assert p.returncode == 0, p.stderr
+    rows = {line.split()[0]: line.split() for line in p.stdout.strip().splitlines()[2:]}
+    assert set(rows) == {"S0", "S1"}
+    assert rows["S0"][-1] == "1.00x"
+    assert rows["S1"][-1].endswith("x")
+    # Both runs move hundreds of thousands of packets (the scoreboard is exercised).
+    assert int(rows["S1"][3].replace(",", "")) > 300_000

@@ -34,6 +34,10 @@ NS3 = {
 # Cell-level benchmarks (no ns-3 counterpart): study 2's 70 VCs through one bottleneck.
 ATM_BENCHES = ("A1", "A2")
 
+# SACK recovery over windows of ~10,000 segments (S1) against the same path with NewReno
+# (S0): per-ACK work that grows with the window shows as S1 / S0 far above 1.
+SACK_BENCHES = ("S0", "S1")
+
 
 def jain(xs: list[float]) -> float:
     """Jain's fairness index (Σx)² / (n·Σx²)."""
@@ -85,7 +89,7 @@ def run_one(path: Path) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     names = [n.strip().upper() for n in args.only.split(",") if n.strip()]
-    known = [*NS3, *ATM_BENCHES]
+    known = [*NS3, *ATM_BENCHES, *SACK_BENCHES]
     unknown = [n for n in names if n not in known]
     if unknown:
         print(f"error: unknown benchmark(s) {unknown}; choose from {known}", file=sys.stderr)
@@ -108,16 +112,20 @@ def main(args: argparse.Namespace) -> int:
             med["ns_per_cell_hop"] = med["wall"] / max(med["cell_hops"], 1) * 1e9
             rows.append(med)
             continue
+        if name in SACK_BENCHES:
+            med["ns_per_packet"] = med["wall"] / max(med["packets"], 1) * 1e9
+            rows.append(med)
+            continue
         ns3 = NS3[name]
         med["ns3_pps"] = ns3["packets"] / ns3["wall"]
         med["speedup"] = med["pps"] / med["ns3_pps"]
         rows.append(med)
     ip_rows = [r for r in rows if r["name"] in NS3]
     atm_rows = [r for r in rows if r["name"] in ATM_BENCHES]
-    if ip_rows:
-        print(render(ip_rows))
-    if atm_rows:
-        print(("\n" if ip_rows else "") + render_atm(atm_rows))
+    sack_rows = [r for r in rows if r["name"] in SACK_BENCHES]
+    tables = [render(ip_rows) if ip_rows else "", render_atm(atm_rows) if atm_rows else ""]
+    tables.append(render_sack(sack_rows) if sack_rows else "")
+    print("\n\n".join(t for t in tables if t))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0
@@ -153,6 +161,24 @@ def render_atm(rows: list[dict[str, Any]]) -> str:
             f"{r['name']:<5} {fmt_rate(r['goodput']):>11} {r['cells']:>10,} {r['cell_hops']:>10,} "
             f"{r['wall']:>7.3f}s {r['cell_hops_per_s']:>12,.0f} {r['ns_per_cell_hop']:>11.0f} "
             f"{r['events']:>9,} {r['peak_rss_mb']:>8.1f}"
+        )
+    return "\n".join(lines)
+
+
+def render_sack(rows: list[dict[str, Any]]) -> str:
+    """S0/S1: ns per delivered packet, and S1's cost relative to S0's when both ran."""
+    head = (
+        f"{'bench':<5} {'goodput':>11} {'data pkts':>10} {'wall':>8} {'ns/pkt':>7} "
+        f"{'ev/pkt':>6} {'peak MB':>8} {'vs S0':>6}"
+    )
+    lines = [head, "-" * len(head)]
+    s0 = next((r for r in rows if r["name"] == "S0"), None)
+    for r in rows:
+        ratio = f"{r['ns_per_packet'] / s0['ns_per_packet']:>5.2f}x" if s0 else f"{'-':>6}"
+        lines.append(
+            f"{r['name']:<5} {fmt_rate(r['goodput']):>11} {r['packets']:>10,} {r['wall']:>7.3f}s "
+            f"{r['ns_per_packet']:>7.0f} {r['events_per_packet']:>6.1f} {r['peak_rss_mb']:>8.1f} "
+            f"{ratio}"
         )
     return "\n".join(lines)
 

@@ -205,6 +205,24 @@ def positive_int(text: str) -> int:
     return value
 
 
+def path_arg(text: str) -> str:
+    """An argparse type: a non-empty path (an empty ``--out ""`` is refused, not defaulted)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("got an empty path; give a directory or file name")
+    return text
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"got {text!r}; expected a number") from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"got {text}; expected a finite number above 0")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="transim",
@@ -223,7 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="override a scenario field, e.g. --set tcp.cc=reno (repeatable)",
     )
     r.add_argument("--seed", type=int, help="replace the scenario's seed")
-    r.add_argument("--out", help="directory for results (default: out/<scenario name>)")
+    r.add_argument(
+        "--out", type=path_arg, help="directory for results (default: out/<scenario name>)"
+    )
     r.add_argument(
         "--plot",
         nargs="?",
@@ -235,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--pcap",
         metavar="DIR",
+        type=path_arg,
         help="write a pcap file per link direction into DIR (Wireshark opens them)",
     )
     r.add_argument(
@@ -245,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     r.add_argument(
         "--max-wall",
-        type=float,
+        type=positive_float,
         metavar="SECONDS",
         help="stop after this much wall time and keep the results so far",
     )
@@ -257,9 +278,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--show", action="store_true", help="print the normalised scenario")
     v.set_defaults(func=cmd_validate)
 
-    b = sub.add_parser("bench", help="run the performance benchmarks B1-B3")
+    b = sub.add_parser(
+        "bench", help="run the performance benchmarks (B1-B3 against ns-3, A1-A2 ATM, S0-S1 SACK)"
+    )
     b.add_argument(
-        "--only", default="B1,B2,B3,A1,A2", help="comma-separated benchmark names (B1-B3, A1, A2)"
+        "--only",
+        default="B1,B2,B3,A1,A2,S0,S1",
+        help="comma-separated benchmark names (B1-B3, A1, A2, S0, S1)",
     )
     b.add_argument(
         "--repeat", type=positive_int, default=3, help="runs per benchmark (median reported)"
@@ -269,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sw = sub.add_parser("sweep", help="run a parameter sweep on Dask (resumable, SQLite store)")
     sw.add_argument("sweep", help="sweep file (TOML)")
-    sw.add_argument("--out", help="output folder (default out/sweeps/NAME)")
+    sw.add_argument("--out", type=path_arg, help="output folder (default out/sweeps/NAME)")
     g = sw.add_mutually_exclusive_group()
     g.add_argument("--workers", type=positive_int, help="local worker processes (default: cores)")
     g.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786)")
@@ -281,7 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     dmp = sub.add_parser("decision-map", help="build or show an adaptive-TCP decision map")
     dmp.add_argument("action", choices=["build", "show"])
     dmp.add_argument("source", help="build: a sweep's results.sqlite; show: a map file")
-    dmp.add_argument("-o", "--out", help="build: the map file to write (JSON)")
+    dmp.add_argument("-o", "--out", type=path_arg, help="build: the map file to write (JSON)")
     dmp.add_argument("--alpha", type=float, default=0.05, help="Welch test level (0.05)")
     dmp.add_argument("--plot", help="show: also draw the best variant per cell into this PNG")
     dmp.set_defaults(func=cmd_decision_map)
@@ -294,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="quick",
         help="quick: minutes on a laptop; paper: the paper's run sizes (medium: adaptive only)",
     )
-    rp.add_argument("--out", help="output directory (default: out/<study>)")
+    rp.add_argument("--out", type=path_arg, help="output directory (default: out/<study>)")
     rp.add_argument("--jobs", type=positive_int, help="parallel runs (default: one per core)")
     rp.add_argument(
         "--scheduler", help="adaptive: run the sweeps on this Dask scheduler (tcp://host:8786)"
@@ -313,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
         "report",
         help="the main job: study reproductions and examples, with tables and plots",
     )
-    rep.add_argument("--out", default="out/report", help="output directory")
+    rep.add_argument("--out", type=path_arg, default="out/report", help="output directory")
     rep.add_argument("--scale", choices=["quick", "paper"], default="quick")
     rep.set_defaults(func=cmd_report)
     return p

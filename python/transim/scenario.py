@@ -22,6 +22,7 @@ class ScenarioError(ValueError):
 
     def __init__(self, message: str, path: str = "", detail: str = "", source: str = "") -> None:
         self.path = path
+        self.message = message
         self.detail = detail or message
         self.source = source
         super().__init__(f"{source}: {message}" if source else message)
@@ -31,7 +32,7 @@ ScenarioLike = str | Path | Mapping[str, Any]
 
 
 def load(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
-    """Return (scenario dict, source label) from a dict, a TOML path or TOML text."""
+    """Return (scenario dict, source label) from a dict, a TOML or JSON path, or TOML text."""
     if isinstance(scenario, Mapping):
         return copy.deepcopy(dict(scenario)), "<dict>"
     # A one-line string without "=" cannot be TOML text: it is a path.
@@ -46,19 +47,79 @@ def load(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
                 source=str(path),
             )
         try:
-            text, source = path.read_text(encoding="utf-8"), str(path)
+            # utf-8-sig: a byte-order mark (Windows editors write one) is not part of the text.
+            text, source = path.read_text(encoding="utf-8-sig"), str(path)
         except (OSError, UnicodeDecodeError) as e:
             raise ScenarioError(f"cannot read scenario file: {e}", source=str(path)) from None
+        if path.suffix.lower() == ".json":
+            return _parse_json(text, source), source
     elif isinstance(scenario, str):
-        text, source = scenario, "<string>"
+        text, source = scenario.removeprefix("\ufeff"), "<string>"
     else:
         raise ScenarioError(
-            f"expected a dict, a path to a .toml file or TOML text, got {type(scenario).__name__}"
+            "expected a dict, a path to a .toml or .json file or TOML text, "
+            f"got {type(scenario).__name__}"
         )
     try:
         return tomllib.loads(text), source
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"not valid TOML: {e}", source=source) from None
+    except RecursionError:
+        raise ScenarioError(_TOO_DEEP, source=source) from None
+
+
+#: How deeply tables and arrays may nest (the schema itself needs at most 6).
+MAX_DEPTH = 32
+_TOO_DEEP = f"tables or arrays nested more than {MAX_DEPTH} deep; a scenario needs at most 6"
+
+
+def _parse_json(text: str, source: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ScenarioError(f"not valid JSON: {e}", source=source) from None
+    except RecursionError:
+        raise ScenarioError(_TOO_DEEP, source=source) from None
+    if not isinstance(doc, dict):
+        raise ScenarioError(
+            f"a JSON scenario must be an object, got {type(doc).__name__}", source=source
+        )
+    return doc
+
+
+def check_plain(value: Any, path: str = "", depth: int = 0) -> None:
+    """Refuse, naming the field, what the engine's JSON cannot carry faithfully: NaN and
+    infinities, types other than tables, arrays, strings, numbers and booleans (a Python
+    set or a date would otherwise become a string), non-string keys, absurd nesting."""
+    where = path or "(top level)"
+    if depth > MAX_DEPTH:
+        raise ScenarioError(_TOO_DEEP, path=where)
+    if isinstance(value, bool | int | str) or value is None:
+        return
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ScenarioError(
+                f"{where}: got {value}; expected a finite number", path=where, detail=str(value)
+            )
+        return
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ScenarioError(
+                    f"{where}: key {k!r} is a {type(k).__name__}; keys must be strings",
+                    path=where,
+                )
+            check_plain(v, f"{path}.{k}" if path else k, depth + 1)
+        return
+    if isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            check_plain(v, f"{path}[{i}]", depth + 1)
+        return
+    raise ScenarioError(
+        f"{where}: got a {type(value).__name__} ({value!r:.60}); expected a table, an array, "
+        "a string, a number or a boolean",
+        path=where,
+    )
 
 
 _INDEX = re.compile(r"\[(\d+)\]")
@@ -135,6 +196,10 @@ def prepare(
         raise
     if seed is not None:
         doc["seed"] = seed
+    try:
+        check_plain(doc)
+    except ScenarioError as e:
+        raise ScenarioError(e.message, e.path, e.detail, source) from None
     _resolve_files(doc, source)
     return doc, source
 

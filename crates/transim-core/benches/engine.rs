@@ -11,7 +11,7 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    for name in ["b1", "b2", "b3", "a1", "a2"] {
+    for name in ["b1", "b2", "b3", "a1", "a2", "s0", "s1"] {
         if !filter.is_empty() && !filter.iter().any(|f| f.eq_ignore_ascii_case(name)) {
             continue;
         }

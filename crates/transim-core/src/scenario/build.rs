@@ -277,9 +277,13 @@ fn loss_model(l: &LossSpec, path: &str) -> Result<LossModel, ScenarioError> {
                 &[("p", l.p.is_some()), ("q", l.q.is_some())],
                 "gilbert_elliott",
             )?;
+            let p_bg = need(l.p_bg, "p_bg", "gilbert_elliott")?;
+            if p_bg == 0.0 {
+                return Err(ScenarioError::new(format!("{path}.p_bg"), "got 0; expected a positive P(bad → good), or the chain never leaves the bad state"));
+            }
             LossModel::GilbertElliott {
                 p_gb: need(l.p_gb, "p_gb", "gilbert_elliott")?,
-                p_bg: need(l.p_bg, "p_bg", "gilbert_elliott")?,
+                p_bg,
                 loss_good: l.loss_good.map(|p| p.0).unwrap_or(0.0),
                 loss_bad: l.loss_bad.map(|p| p.0).unwrap_or(1.0),
                 bad: false,

@@ -12,6 +12,7 @@ pub mod receiver;
 pub mod results;
 pub use crate::transport::rtt;
 pub mod sack;
+pub mod scoreboard;
 pub mod sender;
 pub mod trace;
 pub mod wire;

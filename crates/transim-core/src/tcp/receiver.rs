@@ -9,6 +9,7 @@ use crate::net::header::tcp::flags;
 use crate::net::{Header, Packet, SackBlocks, TcpHeader};
 use crate::sim::timer::Timer;
 use crate::sim::Time;
+use std::collections::BTreeMap;
 
 /// Receiver counters.
 #[derive(Clone, Debug, Default)]
@@ -56,6 +57,9 @@ pub struct TcpReceiver {
     /// Out-of-order byte ranges [start, end), sorted and disjoint, each with the time (as a
     /// counter) it last grew, which orders the SACK blocks.
     pub ooo: Vec<OooBlock>,
+    /// The blocks' `touched` counters with their starts, so the most recent blocks are found
+    /// without sorting every block on every ACK.
+    recent: BTreeMap<u64, u64>,
     touch: u64,
     own_seq: u64,
     unacked_segments: u32,
@@ -85,6 +89,7 @@ impl TcpReceiver {
             peer,
             rcv_nxt: 0,
             ooo: Vec::new(),
+            recent: BTreeMap::new(),
             touch: 0,
             own_seq: 0,
             unacked_segments: 0,
@@ -242,6 +247,7 @@ impl TcpReceiver {
                     break;
                 }
                 self.rcv_nxt = self.rcv_nxt.max(b.end);
+                self.recent.remove(&b.touched);
                 self.ooo.remove(0);
                 filled = true;
             }
@@ -281,6 +287,7 @@ impl TcpReceiver {
         let (mut s, mut e, mut j) = (start, end, i);
         let mut covered = false;
         while j < self.ooo.len() && self.ooo[j].start <= e {
+            self.recent.remove(&self.ooo[j].touched);
             covered |= self.ooo[j].start <= start && self.ooo[j].end >= end;
             s = s.min(self.ooo[j].start);
             e = e.max(self.ooo[j].end);
@@ -292,6 +299,7 @@ impl TcpReceiver {
             end: e,
             touched: self.touch,
         };
+        self.recent.insert(self.touch, s);
         self.ooo.splice(i..j, std::iter::once(block));
         !covered
     }
@@ -303,9 +311,8 @@ impl TcpReceiver {
         if max == 0 || self.ooo.is_empty() {
             return sb;
         }
-        let mut order: Vec<&OooBlock> = self.ooo.iter().collect();
-        order.sort_unstable_by_key(|b| std::cmp::Reverse(b.touched));
-        for b in order.into_iter().take(max.min(4)) {
+        for (_, &start) in self.recent.iter().rev().take(max.min(4)) {
+            let b = &self.ooo[self.ooo.partition_point(|b| b.start < start)];
             sb.push(self.rcv_nxt, b.start, b.end);
         }
         sb

@@ -18,12 +18,14 @@
 
 use super::cc::CongestionControl;
 use super::config::Recovery;
+use super::scoreboard::SackIndex;
 use super::sender::{RtxKind, SentSeg, TcpSender};
 use super::timers;
 use super::Ctx;
 use crate::net::header::tcp::flags;
 use crate::net::{SackBlocks, TcpHeader};
 use crate::sim::Time;
+use std::collections::VecDeque;
 
 /// SACK recovery state kept beside the scoreboard.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +40,20 @@ pub struct SackState {
     pub rescue_rxt: u64,
     /// RFC 6675 pipe in bytes (as last computed).
     pub pipe_bytes: u64,
+    /// SACKed bytes and the next unSACKed segment, indexed (see [`SackIndex`]).
+    pub(crate) index: SackIndex,
+    /// Sack1: every segment below this sequence is SACKed or was retransmitted in this
+    /// episode (where the search for the next hole resumes).
+    hole_from: u64,
+    /// SackPlus: (snd_max at the retransmission, segment start) of every retransmission
+    /// since the episode began, in the order sent (so by snd_max).
+    pub(crate) retransmitted: VecDeque<(u64, u64)>,
+    /// RFC 6675: every unSACKed segment ending at or below this boundary is lost (IsLost is
+    /// monotone in the position); `above_bytes` / `above_blocks` count the SACKed bytes and
+    /// runs of segments starting at or above it.
+    lost_to: u64,
+    above_bytes: u64,
+    above_blocks: u64,
 }
 
 /// What RFC 6675's NextSeg() chose.
@@ -51,6 +67,10 @@ impl TcpSender {
     /// Newly SACKed segments count as delivered for the rate sampler.
     pub(crate) fn update_scoreboard(&mut self, sb: &SackBlocks, ack: u64, now: Time) -> bool {
         let mut new_info = false;
+        let Some(front) = self.rtx.front().map(|s| s.index) else {
+            return false;
+        };
+        let end = front.wrapping_add(self.rtx.len() as u32);
         for k in 0..sb.len() {
             let (left, right) = sb.get(ack, k);
             if right <= self.snd_una {
@@ -58,32 +78,113 @@ impl TcpSender {
             }
             self.sack.high_sacked = self.sack.high_sacked.max(right);
             let mut i = self.rtx.partition_point(|s| s.start < left);
-            while let Some(seg) = self.rtx.get_mut(i) {
+            loop {
+                // Skip what is already SACKed without visiting it again.
+                let at = front.wrapping_add(i as u32);
+                i = self.sack.index.first_unsacked(at, end).wrapping_sub(front) as usize;
+                let Some(seg) = self.rtx.get(i) else { break };
                 if seg.end > right {
                     break;
                 }
-                if !seg.sacked {
-                    seg.sacked = true;
-                    new_info = true;
-                    if !seg.delivered {
-                        seg.delivered = true;
-                        self.rate
-                            .on_delivered(seg.end - seg.start, seg.sent, &seg.snap, now);
-                    }
-                }
+                self.mark_sacked(i, now);
+                new_info = true;
                 i += 1;
             }
         }
         new_info
     }
 
+    /// Mark the segment at position `i` SACKed and keep the indexes in step.
+    fn mark_sacked(&mut self, i: usize, now: Time) {
+        let seg = &mut self.rtx[i];
+        seg.sacked = true;
+        let (index, start, len) = (seg.index, seg.start, seg.end - seg.start);
+        if !seg.delivered {
+            seg.delivered = true;
+            let (sent, snap) = (seg.sent, seg.snap);
+            self.rate.on_delivered(len, sent, &snap, now);
+        }
+        self.sack.index.mark(index, len);
+        if start >= self.sack.lost_to {
+            // A run of SACKed segments above the frontier: this one starts, extends or
+            // joins runs.
+            let prev =
+                i > 0 && self.rtx[i - 1].sacked && self.rtx[i - 1].start >= self.sack.lost_to;
+            let next = self.rtx.get(i + 1).is_some_and(|s| s.sacked);
+            self.sack.above_bytes += len;
+            self.sack.above_blocks = self.sack.above_blocks + 1 - prev as u64 - next as u64;
+        }
+    }
+
+    /// Before a cumulative ACK removes segments below `ack`: take their SACKed bytes out of
+    /// the index and the counts above the RFC 6675 frontier, and move the frontier up to
+    /// `ack`. O(segments removed).
+    pub(crate) fn scoreboard_on_ack(&mut self, ack: u64) {
+        let (rtx, sack) = (&self.rtx, &mut self.sack);
+        for (i, seg) in rtx.iter().enumerate() {
+            if seg.start >= ack {
+                break;
+            }
+            if !seg.sacked {
+                continue;
+            }
+            let gone = seg.end.min(ack) - seg.start;
+            sack.index.add(seg.index, -(gone as i64));
+            if seg.start >= sack.lost_to {
+                sack.above_bytes -= gone;
+                let run_ends = !rtx.get(i + 1).is_some_and(|s| s.sacked);
+                if seg.end <= ack && run_ends {
+                    sack.above_blocks -= 1;
+                }
+            }
+        }
+        sack.lost_to = sack.lost_to.max(ack);
+    }
+
+    /// Move the RFC 6675 frontier past the segment starting at it if that segment is lost
+    /// (more than (DupThresh − 1)·SMSS bytes or DupThresh runs SACKed above it). Returns
+    /// false when the frontier stays.
+    fn pass_lost_frontier(&mut self) -> bool {
+        let f = self.sack.lost_to;
+        let i = self.rtx.partition_point(|s| s.start < f);
+        let Some(seg) = self.rtx.get(i) else {
+            return false;
+        };
+        let len = seg.end - seg.start;
+        let ends_run = seg.sacked && !self.rtx.get(i + 1).is_some_and(|s| s.sacked);
+        let bytes = self.sack.above_bytes - if seg.sacked { len } else { 0 };
+        let blocks = self.sack.above_blocks - ends_run as u64;
+        let limit = (self.cfg.dupthresh as u64 - 1) * self.win.mss as u64;
+        if bytes > limit || blocks >= self.cfg.dupthresh as u64 {
+            self.sack.lost_to = seg.end;
+            self.sack.above_bytes = bytes;
+            self.sack.above_blocks = blocks;
+            return true;
+        }
+        false
+    }
+
+    /// RFC 6675 IsLost() for an unSACKed segment.
+    #[inline]
+    fn is_lost(&self, seg: &SentSeg) -> bool {
+        !seg.sacked && seg.end <= self.sack.lost_to
+    }
+
     /// Bytes SACKed above snd_una (for the trace).
     pub(crate) fn sacked_bytes(&self) -> u64 {
         self.rtx
-            .iter()
-            .filter(|s| s.sacked)
-            .map(|s| s.end - s.start)
-            .sum()
+            .front()
+            .map_or(0, |f| self.sack.index.sacked_in(f.index, self.rtx.len()))
+    }
+
+    /// Bytes of unSACKed segments starting below `x` (whole segments).
+    fn unsacked_below(&self, x: u64) -> u64 {
+        let k = self.rtx.partition_point(|s| s.start < x);
+        if k == 0 {
+            return 0;
+        }
+        let all = self.rtx[k - 1].end - self.rtx[0].start;
+        all - self.sack.index.sacked_in(self.rtx[0].index, k)
     }
 
     /// pipe in segments, as the trace reports it.
@@ -100,13 +201,18 @@ impl TcpSender {
     fn clear_episode_marks(&mut self, keep_sacked: bool) {
         for seg in self.rtx.iter_mut() {
             seg.rtx_episode = false;
-            seg.lost = false;
             if !keep_sacked {
                 seg.sacked = false;
             }
         }
+        self.sack.hole_from = 0;
+        self.sack.retransmitted.clear();
         if !keep_sacked {
             self.sack.high_sacked = 0;
+            self.sack.index.clear(self.rtx.iter().map(|s| s.index));
+            self.sack.lost_to = self.snd_una;
+            self.sack.above_bytes = 0;
+            self.sack.above_blocks = 0;
         }
     }
 
@@ -177,7 +283,7 @@ impl TcpSender {
         }
         let first_lost = variant == Recovery::Rfc6675 && {
             self.mark_lost();
-            self.rtx.front().is_some_and(|s| s.lost)
+            self.rtx.front().is_some_and(|s| self.is_lost(s))
         };
         let threshold = if sack1 {
             self.dupacks == self.cfg.dupthresh && counts
@@ -239,12 +345,25 @@ impl TcpSender {
     }
 
     /// Sack1's next hole: the lowest unSACKed segment below the highest SACK that has not
-    /// been retransmitted in this episode.
-    fn next_hole(&self) -> Option<usize> {
-        self.rtx
-            .iter()
-            .take_while(|s| s.end <= self.sack.high_sacked)
-            .position(|s| !s.sacked && !s.rtx_episode)
+    /// been retransmitted in this episode. Resumes where the last search stopped.
+    fn next_hole(&mut self) -> Option<usize> {
+        let front = self.rtx.front()?.index;
+        let end = front.wrapping_add(self.rtx.len() as u32);
+        let from = self.sack.hole_from;
+        let mut i = self.rtx.partition_point(|s| s.start < from);
+        loop {
+            let at = front.wrapping_add(i as u32);
+            i = self.sack.index.first_unsacked(at, end).wrapping_sub(front) as usize;
+            let seg = self.rtx.get(i)?;
+            self.sack.hole_from = seg.start;
+            if seg.end > self.sack.high_sacked {
+                return None;
+            }
+            if !seg.rtx_episode {
+                return Some(i);
+            }
+            i += 1;
+        }
     }
 
     /// SackPlus: a retransmitted hole whose recorded snd_max lies below the first SACK block's
@@ -254,11 +373,22 @@ impl TcpSender {
             return;
         }
         let first_right = sb.get(ack, 0).1;
-        for seg in self.rtx.iter_mut() {
-            if seg.rtx_episode && !seg.sacked && seg.rtx_high < first_right {
+        while let Some(&(high, start)) = self.sack.retransmitted.front() {
+            if high >= first_right {
+                break;
+            }
+            self.sack.retransmitted.pop_front();
+            let i = self.rtx.partition_point(|s| s.end <= start);
+            let Some(seg) = self.rtx.get_mut(i) else {
+                continue;
+            };
+            // Still outstanding, not SACKed, and this entry is its latest retransmission.
+            if seg.start <= start && seg.rtx_episode && !seg.sacked && seg.rtx_high == high {
                 seg.rtx_episode = false;
+                let s = seg.start;
                 self.sack.pipe -= 1;
                 self.stats.lost_retransmissions_detected += 1;
+                self.sack.hole_from = self.sack.hole_from.min(s);
             }
         }
     }
@@ -327,55 +457,41 @@ impl TcpSender {
         }
     }
 
-    /// RFC 6675 IsLost() for every unSACKed segment, in one pass from the top: lost if more
-    /// than (DupThresh − 1)·SMSS bytes, or DupThresh discontiguous blocks, are SACKed above it.
+    /// RFC 6675 IsLost() for every unSACKed segment: lost if more than (DupThresh − 1)·SMSS
+    /// bytes, or DupThresh discontiguous blocks, are SACKed above it. Both counts only fall
+    /// with the position, so the lost segments are those below a frontier, which only moves
+    /// up as SACKs arrive: amortised O(1) per ACK.
     fn mark_lost(&mut self) {
-        let limit = (self.cfg.dupthresh as u64 - 1) * self.win.mss as u64;
-        let dupthresh = self.cfg.dupthresh as u64;
-        let (mut bytes_above, mut blocks_above, mut in_block) = (0u64, 0u64, false);
-        for seg in self.rtx.iter_mut().rev() {
-            if seg.sacked {
-                bytes_above += seg.end - seg.start;
-                if !in_block {
-                    blocks_above += 1;
-                    in_block = true;
-                }
-            } else {
-                in_block = false;
-                seg.lost = bytes_above > limit || blocks_above >= dupthresh;
-            }
-        }
+        while self.pass_lost_frontier() {}
     }
 
-    /// RFC 6675 SetPipe(): bytes believed in flight.
+    /// RFC 6675 SetPipe(): bytes believed in flight: each unSACKed segment below snd_nxt counts
+    /// once unless lost, and once more if retransmitted (below HighRxt).
     pub(crate) fn set_pipe(&self) -> u64 {
-        let mut pipe = 0;
-        for seg in self
-            .rtx
-            .iter()
-            .filter(|s| !s.sacked && s.start < self.snd_nxt)
-        {
-            let len = seg.end - seg.start;
-            if !seg.lost {
-                pipe += len;
-            }
-            if seg.start < self.sack.high_rxt {
-                pipe += len;
-            }
-        }
-        pipe
+        let nxt = self.snd_nxt;
+        self.unsacked_below(nxt) - self.unsacked_below(self.sack.lost_to.min(nxt))
+            + self.unsacked_below(self.sack.high_rxt.min(nxt))
+    }
+
+    /// The first unSACKed segment starting at or above `x`.
+    fn first_unsacked_from(&mut self, x: u64) -> Option<usize> {
+        let front = self.rtx.front()?.index;
+        let end = front.wrapping_add(self.rtx.len() as u32);
+        let i = self.rtx.partition_point(|s| s.start < x);
+        let at = front.wrapping_add(i as u32);
+        let i = self.sack.index.first_unsacked(at, end).wrapping_sub(front) as usize;
+        (i < self.rtx.len()).then_some(i)
     }
 
     /// RFC 6675 NextSeg().
-    fn next_seg(&self) -> Option<Next> {
-        let high_rxt = self.sack.high_rxt;
-        let candidates = || {
-            self.rtx.iter().enumerate().filter(move |(_, s)| {
-                s.start >= high_rxt && !s.sacked && s.end <= self.sack.high_sacked
-            })
-        };
+    fn next_seg(&mut self) -> Option<Next> {
+        // The first unSACKed segment above HighRxt is the only candidate for (1) and (3):
+        // lost segments all lie below the frontier.
+        let candidate = self
+            .first_unsacked_from(self.sack.high_rxt)
+            .filter(|&i| self.rtx[i].end <= self.sack.high_sacked);
         // (1) the lowest lost segment above HighRxt below the highest SACK.
-        if let Some((i, _)) = candidates().find(|(_, s)| s.lost) {
+        if let Some(i) = candidate.filter(|&i| self.is_lost(&self.rtx[i])) {
             return Some(Next::Retransmit {
                 index: i,
                 rescue: false,
@@ -386,7 +502,7 @@ impl TcpSender {
             return Some(Next::New(start, len, fin));
         }
         // (3) an unSACKed segment above HighRxt below the highest SACK, not yet deemed lost.
-        if let Some((i, _)) = candidates().next() {
+        if let Some(i) = candidate {
             return Some(Next::Retransmit {
                 index: i,
                 rescue: false,
@@ -395,11 +511,8 @@ impl TcpSender {
         // (4) one rescue retransmission per episode of the highest outstanding unSACKed
         // segment, once the cumulative ACK has passed RescueRxt.
         if self.snd_una > self.sack.rescue_rxt {
-            if let Some(i) = self
-                .rtx
-                .iter()
-                .rposition(|s| !s.sacked && s.start < self.recover)
-            {
+            let below = self.rtx.partition_point(|s| s.start < self.recover);
+            if let Some(i) = self.rtx.range(..below).rposition(|s| !s.sacked) {
                 return Some(Next::Retransmit {
                     index: i,
                     rescue: true,

@@ -51,8 +51,6 @@ pub(crate) struct SentSeg {
     pub(crate) sacked: bool,
     /// Retransmitted in the current recovery episode.
     pub(crate) rtx_episode: bool,
-    /// RFC 6675 IsLost().
-    pub(crate) lost: bool,
     /// snd_max when it was last retransmitted (SackPlus).
     pub(crate) rtx_high: u64,
     /// Sent back to back right after the previous segment (a capacity-probe pair).
@@ -63,6 +61,18 @@ pub(crate) struct SentSeg {
     pub(crate) delivered: bool,
     /// The connection's delivery state when this transmission left.
     pub(crate) snap: SendSnapshot,
+}
+
+impl SentSeg {
+    /// Bytes SACKed (all of it or none).
+    #[inline]
+    pub(crate) fn sacked_bytes(&self) -> u64 {
+        if self.sacked {
+            self.end - self.start
+        } else {
+            0
+        }
+    }
 }
 
 /// Sender counters.
@@ -606,6 +616,11 @@ impl TcpSender {
             self.next_index += 1;
             let paired = self.last_new == (ctx.now, start);
             self.last_new = (ctx.now, end);
+            if self.cfg.recovery.uses_sack() {
+                let segs = self.rtx.iter().map(|s| (s.index, s.sacked_bytes()));
+                self.sack.index.reserve(self.rtx.len() + 1, segs);
+                self.sack.index.push(index);
+            }
             self.rtx.push_back(SentSeg {
                 paired,
                 wire: self.header_bytes(false) + len as u32,
@@ -617,7 +632,6 @@ impl TcpSender {
                 retx: false,
                 sacked: false,
                 rtx_episode: false,
-                lost: false,
                 rtx_high: 0,
                 delivered: false,
                 snap,
@@ -631,6 +645,9 @@ impl TcpSender {
             seg.sent = ctx.now;
             seg.snap = snap;
             seg.rtx_high = self.snd_max;
+            if self.cfg.recovery == Recovery::SackPlus {
+                self.sack.retransmitted.push_back((self.snd_max, seg.start));
+            }
             match rtx {
                 Some(RtxKind::Timeout) => self.stats.rtx_timeout += 1,
                 _ => self.stats.rtx_fast += 1,
@@ -720,6 +737,9 @@ impl TcpSender {
         let mut retx_popped = 0u32;
         let mut single = None;
         let min_rtt = self.rtt.min_rtt;
+        if self.cfg.recovery.uses_sack() {
+            self.scoreboard_on_ack(ack);
+        }
         while let Some(seg) = self.rtx.front_mut() {
             if seg.end <= ack {
                 if !seg.delivered {
