@@ -17,6 +17,7 @@ from pathlib import Path
 from . import _core
 from .result import Result
 from .scenario import ScenarioError, ScenarioLike, prepare, to_json, validate
+from .tracefile import TraceWriter, read_trace
 
 __all__ = [
     "run",
@@ -26,6 +27,7 @@ __all__ = [
     "Interrupted",
     "__version__",
     "congestion_controls",
+    "read_trace",
 ]
 __version__: str = _core.__version__
 
@@ -47,6 +49,7 @@ def run(
     pcap: str | Path | None = None,
     pcap_links: list[str] | None = None,
     progress: Callable[[float, int], bool | None] | None = None,
+    trace_dir: str | Path | None = None,
 ) -> Result:
     """Run a scenario and return its :class:`Result`.
 
@@ -58,6 +61,12 @@ def run(
     returning False stops the run there (its results then carry ``stopped_at``). Ctrl-C
     stops a run within milliseconds and raises :class:`Interrupted` (a KeyboardInterrupt)
     carrying the results up to that point.
+
+    With ``trace_dir``, the traces are written there as Parquet while the run goes (memory
+    flat in the run's length) instead of being kept: ``Result.trace_files`` lists the files,
+    :func:`read_trace` reads them back. The scenario's ``trace`` table filters what is kept
+    (``only_flows``, ``start``, ``end``, ``interval``) and ``trace.max_bytes`` bounds the
+    estimated size (2 GiB by default; a run above it is refused before it starts).
     """
     doc, source = prepare(scenario, overrides, seed)
     if pcap is not None:
@@ -71,14 +80,18 @@ def run(
             tr["flows"] = trace_flows
         if trace_packets is not None:
             tr["packets"] = trace_packets
+    writer = TraceWriter(trace_dir) if trace_dir is not None else None
     try:
-        raw = _core.run(to_json(doc), progress)
+        raw = _core.run(to_json(doc), progress, writer)
     except _core.ScenarioError as e:
         message, path, detail = e.args
         raise ScenarioError(message, path=path, detail=detail, source=source) from None
     except OSError as e:
         raise ScenarioError(str(e), path="trace.pcap.dir", source=source) from None
+    finally:
+        files = writer.close() if writer is not None else []
     result = Result(json.loads(raw["result"]), raw["flow_traces"], raw["packet_trace"], doc)
+    result.trace_files = files
     if raw["interrupted"]:
         raise Interrupted(result)
     return result

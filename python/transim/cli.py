@@ -25,16 +25,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     duration = seconds(validate(Path(args.scenario), args.set)["duration"])
     watch = Progress(duration, show=sys.stderr.isatty() and not args.quiet, max_wall=args.max_wall)
     interrupted = False
+    out = Path(args.out) if args.out else Path("out") / _scenario_stem(args.scenario)
+    tracing = plot or args.trace
     try:
         result = run(
             Path(args.scenario),
             overrides=args.set,
             seed=args.seed,
-            trace_flows=True if plot or args.trace else None,
-            trace_packets=True if plot or args.trace else None,
+            trace_flows=True if tracing else None,
+            trace_packets=True if tracing else None,
             pcap=args.pcap,
             pcap_links=args.pcap_links.split(",") if args.pcap_links else None,
             progress=watch,
+            # Traces go to disk as the run goes: memory stays flat however long it is.
+            trace_dir=out if tracing else None,
         )
     except Interrupted as e:
         result, interrupted = e.result, True
@@ -43,11 +47,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     stopped = result.summary["stopped_at"]
     if not args.quiet:
         print(result.table())
-    out = Path(args.out) if args.out else Path("out") / _scenario_stem(args.scenario)
-    written = result.write(out)
+    written = result.write(out) + result.trace_files
     if plot:
         from .plots import plot_cwnd, plot_sequence
 
+        result.load_traces()
         fmt = args.plot
         written.append(plot_cwnd(result, out / f"cwnd.{fmt}"))
         for i in range(len(result.flows)):
@@ -251,7 +255,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["png", "svg"],
         help="also draw cwnd and sequence plots (png by default)",
     )
-    r.add_argument("--trace", action="store_true", help="save per-flow and per-packet traces")
+    r.add_argument(
+        "--trace",
+        action="store_true",
+        help="write per-flow and per-packet traces (Parquet, streamed to disk as the run goes; "
+        "trace.only_flows / start / end / interval in the scenario keep less)",
+    )
     r.add_argument(
         "--pcap",
         metavar="DIR",

@@ -32,6 +32,24 @@ class Result:
         self.flow_traces = flow_traces
         self.packet_trace = packet_trace
         self.scenario = scenario
+        #: Trace files written while the run went on (``run(trace_dir=...)``).
+        self.trace_files: list[Path] = []
+
+    def load_traces(self) -> None:
+        """Read streamed traces back into ``flow_traces`` / ``packet_trace`` (for plots)."""
+        from .tracefile import FLOWS, PACKETS, SCTP, read_trace
+
+        names = {p.name: p for p in self.trace_files}
+        if PACKETS in names and self.packet_trace is None:
+            self.packet_trace = read_trace(names[PACKETS])
+        for name in (FLOWS, SCTP):
+            if name not in names:
+                continue
+            every = read_trace(names[name])
+            flow = every.pop("flow")
+            for i in np.unique(flow):
+                rows = flow == i
+                self.flow_traces[int(i)] = {k: v[rows] for k, v in every.items()}
 
     @property
     def flows(self) -> list[dict[str, Any]]:

@@ -76,6 +76,25 @@ pub fn run_value_watched(
     run_scenario_watched(&sc, watch)
 }
 
+/// Parse, validate and run a scenario as [`run_value_watched`] does, handing trace rows to
+/// `sink` in chunks as the run goes (memory flat in the run's length; the traces in the
+/// returned output are then empty).
+pub fn run_value_streamed(
+    value: serde_json::Value,
+    watch: &mut dyn FnMut(sim::Time, u64) -> bool,
+    sink: &mut dyn FnMut(engine::TraceChunk),
+) -> Result<results::RunOutput, Error> {
+    let sc = scenario::parse(value)?;
+    let mut sim = scenario::build(&sc)?;
+    let cons = sim.run_streamed(watch, Some(sink))?;
+    Ok(results::collect(
+        sim,
+        sc.name.clone().unwrap_or_else(|| "scenario".into()),
+        sc.seed,
+        cons,
+    ))
+}
+
 /// Run an already parsed scenario.
 pub fn run_scenario(sc: &scenario::Scenario) -> Result<results::RunOutput, Error> {
     run_scenario_watched(sc, &mut |_, _| true)

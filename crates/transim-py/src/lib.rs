@@ -7,6 +7,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use transim_core::engine::TraceChunk;
 use transim_core::transport::Series;
 
 create_exception!(
@@ -42,6 +45,51 @@ fn flow_trace_dict<'py>(py: Python<'py>, tr: Box<dyn Series>) -> PyResult<Bound<
     Ok(d)
 }
 
+fn packet_trace_dict<'py>(
+    py: Python<'py>,
+    p: transim_core::trace::PacketTrace,
+) -> PyResult<Bound<'py, PyDict>> {
+    let pd = PyDict::new(py);
+    pd.set_item("t", p.t.into_pyarray(py))?;
+    pd.set_item("kind", p.kind.into_pyarray(py))?;
+    pd.set_item("flow", p.flow.into_pyarray(py))?;
+    pd.set_item("from_sender", p.from_sender.into_pyarray(py))?;
+    pd.set_item("seq", p.seq.into_pyarray(py))?;
+    pd.set_item("ack", p.ack.into_pyarray(py))?;
+    pd.set_item("len", p.len.into_pyarray(py))?;
+    pd.set_item("tx", p.tx.into_pyarray(py))?;
+    pd.set_item("link", p.link.into_pyarray(py))?;
+    pd.set_item("cause", p.cause.into_pyarray(py))?;
+    pd.set_item("wire", p.wire.into_pyarray(py))?;
+    Ok(pd)
+}
+
+/// Hand one chunk of trace rows to the Python sink: `sink(flows, packets)` with `flows` a
+/// list of (flow index, dict of numpy arrays) and `packets` a dict of numpy arrays or None.
+fn send_chunk(py: Python<'_>, sink: &Py<PyAny>, chunk: TraceChunk) -> PyResult<()> {
+    let flows = chunk
+        .flows
+        .into_iter()
+        .map(|(i, t)| Ok((i, flow_trace_dict(py, t)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let packets = chunk
+        .packets
+        .map(|p| packet_trace_dict(py, p))
+        .transpose()?;
+    sink.call1(py, (flows, packets))?;
+    Ok(())
+}
+
+fn failed(slot: &Mutex<Option<PyErr>>) -> bool {
+    slot.lock().map_or(true, |e| e.is_some())
+}
+
+fn fail(slot: &Mutex<Option<PyErr>>, e: PyErr) {
+    if let Ok(mut s) = slot.lock() {
+        s.get_or_insert(e);
+    }
+}
+
 /// Run a scenario. Returns a dict: `result` (JSON text of the summary), `flow_traces` (a list
 /// with a dict of numpy arrays or None per flow), `packet_trace` (a dict of numpy arrays or
 /// None) and `interrupted` (True when Ctrl-C stopped the run; the results then cover the
@@ -50,21 +98,30 @@ fn flow_trace_dict<'py>(py: Python<'py>, tr: Box<dyn Series>) -> PyResult<Bound<
 /// While the engine runs (without the GIL), every few thousand events it takes the GIL to let
 /// Python handle signals, and calls `progress(simulated_seconds, events)` if given: a return
 /// of False stops the run there; an exception stops it and is raised afterwards.
+///
+/// With `traces`, trace rows are not kept: every ~65,000 rows (and at the end) the engine
+/// calls `traces(flows, packets)` with the rows since the last call, so memory stays flat;
+/// `flow_traces` and `packet_trace` are then None.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, progress=None))]
+#[pyo3(signature = (scenario_json, progress=None, traces=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     progress: Option<Py<PyAny>>,
+    traces: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let v = parse_json(scenario_json)?;
-    let mut interrupted = false;
-    let mut callback_error: Option<PyErr> = None;
+    let interrupted = AtomicBool::new(false);
+    let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
+    let streamed = traces.is_some();
     let out = py.detach(|| {
         let mut watch = |now: u64, events: u64| -> bool {
+            if failed(&callback_error) {
+                return false;
+            }
             Python::attach(|py| {
                 if py.check_signals().is_err() {
-                    interrupted = true;
+                    interrupted.store(true, Ordering::Relaxed);
                     return false;
                 }
                 let Some(cb) = &progress else { return true };
@@ -72,15 +129,31 @@ fn run<'py>(
                     // Only an explicit False stops the run (None, True, … go on).
                     Ok(r) => !matches!(r.extract::<bool>(py), Ok(false)),
                     Err(e) => {
-                        callback_error = Some(e);
+                        fail(&callback_error, e);
                         false
                     }
                 }
             })
         };
-        transim_core::run_value_watched(v, &mut watch)
+        match &traces {
+            Some(sink) => {
+                let mut send = |chunk: TraceChunk| {
+                    if failed(&callback_error) {
+                        return;
+                    }
+                    if let Err(e) = Python::attach(|py| send_chunk(py, sink, chunk)) {
+                        fail(&callback_error, e);
+                    }
+                };
+                transim_core::run_value_streamed(v, &mut watch, &mut send)
+            }
+            None => transim_core::run_value_watched(v, &mut watch),
+        }
     });
-    if let Some(e) = callback_error {
+    if let Some(e) = callback_error
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+    {
         return Err(e);
     }
     let out = out.map_err(|e| match e {
@@ -94,29 +167,18 @@ fn run<'py>(
     let text =
         serde_json::to_string(&out.result).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     d.set_item("result", text)?;
-    d.set_item("interrupted", interrupted)?;
-    let traces: Vec<Option<Bound<'py, PyDict>>> = out
-        .flow_traces
-        .into_iter()
-        .map(|t| t.map(|t| flow_trace_dict(py, t)).transpose())
-        .collect::<PyResult<_>>()?;
+    d.set_item("interrupted", interrupted.load(Ordering::Relaxed))?;
+    let traces: Vec<Option<Bound<'py, PyDict>>> = if streamed {
+        out.flow_traces.iter().map(|_| None).collect()
+    } else {
+        out.flow_traces
+            .into_iter()
+            .map(|t| t.map(|t| flow_trace_dict(py, t)).transpose())
+            .collect::<PyResult<_>>()?
+    };
     d.set_item("flow_traces", traces)?;
-    match out.packet_trace {
-        Some(p) => {
-            let pd = PyDict::new(py);
-            pd.set_item("t", p.t.into_pyarray(py))?;
-            pd.set_item("kind", p.kind.into_pyarray(py))?;
-            pd.set_item("flow", p.flow.into_pyarray(py))?;
-            pd.set_item("from_sender", p.from_sender.into_pyarray(py))?;
-            pd.set_item("seq", p.seq.into_pyarray(py))?;
-            pd.set_item("ack", p.ack.into_pyarray(py))?;
-            pd.set_item("len", p.len.into_pyarray(py))?;
-            pd.set_item("tx", p.tx.into_pyarray(py))?;
-            pd.set_item("link", p.link.into_pyarray(py))?;
-            pd.set_item("cause", p.cause.into_pyarray(py))?;
-            pd.set_item("wire", p.wire.into_pyarray(py))?;
-            d.set_item("packet_trace", pd)?;
-        }
+    match out.packet_trace.filter(|_| !streamed) {
+        Some(p) => d.set_item("packet_trace", packet_trace_dict(py, p)?)?,
         None => d.set_item("packet_trace", py.None())?,
     }
     Ok(d)

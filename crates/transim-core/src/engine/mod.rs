@@ -13,7 +13,7 @@ use crate::net::{DropCause, Link, Packet};
 use crate::sim::events::{Event, EventQueue};
 use crate::sim::Time;
 use crate::trace::pcap::{node_ip, PcapSet};
-use crate::trace::{packet_event, PacketTrace};
+use crate::trace::{packet_event, PacketTrace, TraceWindow};
 use crate::transport::{Ctx, DropSite, NetView, Transport};
 
 /// The context an endpoint runs in, borrowing the simulation's parts field by field (so the
@@ -84,6 +84,17 @@ impl Flow {
     }
 }
 
+/// Trace rows handed over while a run goes on (see [`Simulation::run_streamed`]).
+pub struct TraceChunk {
+    /// Per traced flow: its index and the rows since the last chunk.
+    pub flows: Vec<(u32, Box<dyn crate::transport::Series>)>,
+    /// Packet events since the last chunk.
+    pub packets: Option<PacketTrace>,
+}
+
+/// Trace rows buffered before they are handed over (about 3–6 MB).
+pub const CHUNK_ROWS: usize = 1 << 16;
+
 /// Packet totals checked at the end of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Conservation {
@@ -145,7 +156,7 @@ impl Simulation {
         links: Vec<Link>,
         link_names: Vec<String>,
         flows: Vec<Flow>,
-        trace_packets: bool,
+        trace_packets: Option<(TraceWindow, Option<Vec<bool>>)>,
     ) -> Self {
         Simulation {
             now: 0,
@@ -156,7 +167,7 @@ impl Simulation {
             links,
             link_names,
             flows,
-            packet_trace: trace_packets.then(PacketTrace::default),
+            packet_trace: trace_packets.map(|(w, f)| PacketTrace::new(w, f)),
             pcap_request: None,
             stopped_at: None,
             atm: None,
@@ -182,6 +193,50 @@ impl Simulation {
     pub fn run_watched(
         &mut self,
         watch: &mut dyn FnMut(Time, u64) -> bool,
+    ) -> Result<Conservation, crate::Error> {
+        self.run_streamed(watch, None)
+    }
+
+    /// Rows the traces hold now.
+    fn trace_rows(&self) -> usize {
+        let packets = self.packet_trace.as_ref().map_or(0, |t| t.len());
+        packets
+            + self
+                .flows
+                .iter()
+                .map(|f| f.transport.trace_rows())
+                .sum::<usize>()
+    }
+
+    /// Hand over the rows the traces hold; recording goes on. At the end (`last`), series
+    /// that transports build only once the run is over are handed over too.
+    fn drain_traces(&mut self, last: bool) -> TraceChunk {
+        TraceChunk {
+            flows: self
+                .flows
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, f)| {
+                    let t = f.transport.drain_trace();
+                    let t = if last {
+                        t.or_else(|| f.transport.take_trace())
+                    } else {
+                        t
+                    };
+                    t.map(|t| (i as u32, t))
+                })
+                .collect(),
+            packets: self.packet_trace.as_mut().map(|t| t.drain()),
+        }
+    }
+
+    /// Run as [`Simulation::run_watched`] does; with a `sink`, trace rows are handed to it in
+    /// chunks of about [`CHUNK_ROWS`] as the run goes (and the rest at the end), so memory
+    /// stays flat however long the run: the traces left in the results are then empty.
+    pub fn run_streamed(
+        &mut self,
+        watch: &mut dyn FnMut(Time, u64) -> bool,
+        mut sink: Option<&mut dyn FnMut(TraceChunk)>,
     ) -> Result<Conservation, crate::Error> {
         if let Some((dir, chosen)) = self.pcap_request.clone() {
             let set = PcapSet::create(&dir, &self.link_names, &chosen).map_err(|e| {
@@ -210,6 +265,11 @@ impl Simulation {
             self.countdown -= 1;
             if self.countdown == 0 {
                 self.countdown = WATCH_EVERY;
+                if let Some(sink) = sink.as_mut() {
+                    if self.trace_rows() >= CHUNK_ROWS {
+                        sink(self.drain_traces(false));
+                    }
+                }
                 if !watch(self.now, self.events.popped) {
                     self.stopped_at = Some(self.now);
                     self.end = self.now;
@@ -220,6 +280,9 @@ impl Simulation {
         if self.stopped_at.is_none() && self.events.is_empty() && self.now < self.end {
             // Nothing left to happen: the run is complete early.
             self.end = self.now;
+        }
+        if let Some(sink) = sink.as_mut() {
+            sink(self.drain_traces(true));
         }
         let end = self.end;
         for l in &mut self.links {
@@ -309,7 +372,7 @@ impl Simulation {
             let f = &mut self.flows[p.flow as usize];
             f.delivered += 1;
             if let Some(tr) = self.packet_trace.as_mut() {
-                record(tr, self.now, packet_event::DELIVER, &p, -1, -1);
+                tr.record(self.now, packet_event::DELIVER, &p, -1, -1);
             }
             let mut ctx = endpoint_ctx!(self);
             f.transport.on_packet(&p, &mut ctx);
@@ -396,8 +459,7 @@ impl Simulation {
         };
         f.transport.on_drop(p, cause, site);
         if let Some(tr) = self.packet_trace.as_mut() {
-            record(
-                tr,
+            tr.record(
                 self.now,
                 packet_event::DROP,
                 p,
@@ -417,7 +479,7 @@ impl Simulation {
         for p in out.drain(..) {
             self.flows[p.flow as usize].injected += 1;
             if let Some(tr) = self.packet_trace.as_mut() {
-                record(tr, self.now, packet_event::SEND, &p, -1, -1);
+                tr.record(self.now, packet_event::SEND, &p, -1, -1);
             }
             match self.processors.get_mut(p.src as usize) {
                 Some(Some(pr)) => pr.accept(self.now, p, &mut self.events),
@@ -462,20 +524,4 @@ impl Simulation {
         }
         Ok(total)
     }
-}
-
-#[inline]
-fn record(tr: &mut PacketTrace, now: Time, kind: u8, p: &Packet, link: i32, cause: i8) {
-    tr.t.push(now as f64 * 1e-9);
-    tr.kind.push(kind);
-    tr.flow.push(p.flow);
-    tr.from_sender.push(p.from_sender as u8);
-    let h = p.hdr.trace_fields();
-    tr.seq.push(h.seq);
-    tr.ack.push(h.ack);
-    tr.len.push(h.len);
-    tr.tx.push(h.tx);
-    tr.link.push(link);
-    tr.cause.push(cause);
-    tr.wire.push(p.wire);
 }

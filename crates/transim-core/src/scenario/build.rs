@@ -601,8 +601,16 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         net.links,
         net.link_names,
         flows,
-        sc.trace.packets,
+        if sc.trace.packets {
+            Some((
+                super::trace_budget::window(sc)?,
+                super::trace_budget::selected(sc)?,
+            ))
+        } else {
+            None
+        },
     );
+    super::trace_budget::check(sc, &sim)?;
     sim.pcap_request = pcap;
     sim.atm = atm;
     if let Some(e) = &sc.endpoints {

@@ -162,7 +162,7 @@ pub(super) fn association(
         .map(|&(a, b)| (net.names[a as usize].clone(), net.names[b as usize].clone()))
         .collect();
     let paths = pairs.iter().map(|&(a, b)| Path::new(a, b, &cfg)).collect();
-    let trace = sc.trace.flows;
+    let trace = super::trace_budget::flow_window(sc, i)?.is_some();
     let sender = SctpSender::new(cfg.clone(), i as u32, paths, &messages, bulk, trace);
     let receiver = SctpReceiver::new(cfg, i as u32, trace);
     Ok(Box::new(SctpAssociation::new(sender, receiver, names)))

@@ -76,7 +76,14 @@ pub(super) fn connection(
             ),
         ));
     }
-    let mut sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, sc.trace.flows);
+    let mut sender = TcpSender::new(
+        cfg.clone(),
+        i as u32,
+        s,
+        d,
+        app_bytes,
+        super::trace_budget::flow_window(sc, i)?,
+    );
     if let (AppKind::Bulk, Some(piece)) = (f.app.kind, f.app.piece) {
         let p = format!("flows[{i}].app.piece");
         if cfg.packetization != Packetization::Stream {

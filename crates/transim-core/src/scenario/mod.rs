@@ -11,6 +11,7 @@ pub mod profiles;
 pub mod schema;
 pub mod schema_atm;
 pub mod schema_sctp;
+pub mod trace_budget;
 pub mod units;
 
 pub use build::{build, parse};

@@ -381,6 +381,21 @@ pub struct TraceSpec {
     /// Packet captures (pcap files Wireshark opens).
     #[serde(default)]
     pub pcap: Option<PcapSpec>,
+    /// Trace only these flows (indices into `flows`); default every flow.
+    #[serde(default)]
+    pub only_flows: Option<Vec<u32>>,
+    /// Keep trace rows from this time on (default the start).
+    #[serde(default)]
+    pub start: Option<Duration>,
+    /// Keep trace rows up to this time (default the end).
+    #[serde(default)]
+    pub end: Option<Duration>,
+    /// Per-flow series: at most one row per this interval (default every ACK).
+    #[serde(default)]
+    pub interval: Option<Duration>,
+    /// Refuse to run when the traces are estimated to exceed this many bytes (default 2 GiB).
+    #[serde(default)]
+    pub max_bytes: Option<Size>,
 }
 
 /// Which link directions to capture, and where.

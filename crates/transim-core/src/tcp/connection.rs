@@ -8,10 +8,11 @@ use super::cc::CcKind;
 use super::receiver::TcpReceiver;
 use super::sender::TcpSender;
 use super::timers;
+use super::trace::FlowTrace;
 use crate::net::{DropCause, Packet};
 use crate::sim::events::{Event, EventQueue};
 use crate::sim::Time;
-use crate::transport::{Ctx, Detail, DropSite, FlowFacts, Series, TimerId, Transport};
+use crate::transport::{Ctx, Detail, DropSite, FlowFacts, Series, TimerId, Transport, VolumeHint};
 use std::collections::BTreeMap;
 
 /// One TCP connection: both ends and their books.
@@ -174,6 +175,29 @@ impl Transport for TcpConnection {
 
     fn take_trace(&mut self) -> Option<Box<dyn Series>> {
         self.sender.trace.take().map(|t| t as Box<dyn Series>)
+    }
+
+    fn volume_hint(&self) -> VolumeHint {
+        let cfg = &self.sender.cfg;
+        let end = self.sender.app_end;
+        VolumeHint {
+            packet_bytes: cfg.mss as u64 + 40,
+            window_bytes: Some(cfg.max_cwnd.map_or(cfg.rcv_buf, |m| m.min(cfg.rcv_buf))),
+            app_bytes: (end < u64::MAX / 4).then(|| end - 1),
+        }
+    }
+
+    fn trace_rows(&self) -> usize {
+        self.sender.trace.as_ref().map_or(0, |t| t.t.len())
+    }
+
+    fn drain_trace(&mut self) -> Option<Box<dyn Series>> {
+        let tr = self.sender.trace.as_deref_mut()?;
+        let empty = FlowTrace {
+            window: tr.window,
+            ..Default::default()
+        };
+        Some(Box::new(std::mem::replace(tr, empty)))
     }
 
     fn wire_bytes(&self, p: &Packet, src: [u8; 4], dst: [u8; 4], out: &mut Vec<u8>) -> Option<u8> {

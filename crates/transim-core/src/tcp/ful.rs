@@ -233,7 +233,7 @@ mod tests {
             };
             let cfg = resolve(&spec, "tcp").unwrap();
             Harness {
-                s: TcpSender::new(cfg, 0, 0, 1, None, false),
+                s: TcpSender::new(cfg, 0, 0, 1, None, None),
                 ev: EventQueue::new(),
                 out: vec![],
                 uid: 0,

@@ -184,7 +184,7 @@ impl TcpSender {
         node: u32,
         peer: u32,
         app_bytes: Option<u64>,
-        trace: bool,
+        trace: Option<crate::trace::TraceWindow>,
     ) -> Self {
         let mss = cfg.mss;
         let win = Window {
@@ -227,7 +227,12 @@ impl TcpSender {
             snd_sml: 0,
             next_index: 1,
             stats: SenderStats::default(),
-            trace: trace.then(Box::default),
+            trace: trace.map(|window| {
+                Box::new(FlowTrace {
+                    window,
+                    ..Default::default()
+                })
+            }),
             sack: Default::default(),
             ful: Default::default(),
             capacity: Default::default(),
@@ -1021,7 +1026,11 @@ impl TcpSender {
     /// Append a row to the time series, if tracing.
     #[inline]
     pub(crate) fn record(&mut self, now: Time) {
-        if self.trace.is_none() {
+        if !self
+            .trace
+            .as_deref_mut()
+            .is_some_and(|tr| tr.window.admit(now))
+        {
             return;
         }
         let flight = self.flight();

@@ -1,5 +1,6 @@
 //! TCP's per-flow time series: one row per ACK processed, timeout or switch.
 
+use crate::trace::TraceWindow;
 use crate::transport::Series;
 use std::any::Any;
 
@@ -29,7 +30,12 @@ pub struct FlowTrace {
     pub sacked: Vec<f64>,
     /// Pacing rate (payload bytes/s), 0 when not pacing.
     pub pacing_rate: Vec<f64>,
+    /// Which rows are kept.
+    pub window: TraceWindow,
 }
+
+/// Bytes one row takes in memory.
+pub const FLOW_ROW_BYTES: u64 = 8 * FlowTrace::COLUMNS.len() as u64;
 
 impl FlowTrace {
     /// Column names in order.

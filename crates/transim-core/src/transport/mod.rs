@@ -127,6 +127,17 @@ pub struct FlowFacts {
     pub data_packets_dropped: u64,
 }
 
+/// What bounds a flow's packet count, for estimates made before a run.
+#[derive(Clone, Copy, Debug)]
+pub struct VolumeHint {
+    /// Bytes of a full data packet on the wire.
+    pub packet_bytes: u64,
+    /// The most bytes it can have in flight (receive buffer, window cap), if bounded.
+    pub window_bytes: Option<u64>,
+    /// The bytes the application sends, if finite.
+    pub app_bytes: Option<u64>,
+}
+
 /// One flow's protocol endpoints, as the engine drives them.
 pub trait Transport: Send {
     /// The protocol's name as the scenario spells it ("tcp").
@@ -154,6 +165,26 @@ pub trait Transport: Send {
 
     /// The transport's time series, if it was asked to keep them.
     fn take_trace(&mut self) -> Option<Box<dyn Series>>;
+
+    /// What bounds this flow's packet count (for estimating trace sizes before a run).
+    fn volume_hint(&self) -> VolumeHint {
+        VolumeHint {
+            packet_bytes: 1000,
+            window_bytes: None,
+            app_bytes: None,
+        }
+    }
+
+    /// Rows of the time series held now (for streaming traces to disk).
+    fn trace_rows(&self) -> usize {
+        0
+    }
+
+    /// Hand over the rows held so far and keep recording. Transports whose series are built
+    /// at the end return None here and everything from [`Transport::take_trace`].
+    fn drain_trace(&mut self) -> Option<Box<dyn Series>> {
+        None
+    }
 
     /// For packet captures: render `p`'s transport header and payload into `out` as bytes
     /// on the wire (`src`, `dst`: the IPv4 addresses, for checksums) and return the IP

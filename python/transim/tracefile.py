@@ -1,0 +1,89 @@
+"""Traces streamed to disk as Parquet while a run goes on, and read back.
+
+The engine hands over trace rows in chunks of about 65,000 (see ``_core.run``'s ``traces``);
+:class:`TraceWriter` appends each chunk as a row group, so memory stays flat however long the
+run. Files (in the folder given):
+
+- ``trace_packets.parquet``: one row per packet event (t, kind, flow, from_sender, seq, ack,
+  len, tx, link, cause, wire), as ``Result.packet_trace``;
+- ``trace_flows.parquet``: TCP's per-flow series with a ``flow`` column (t, cwnd, ssthresh,
+  srtt, rto, flight, snd_max, snd_una, pipe, sacked, pacing_rate);
+- ``trace_sctp.parquet``: SCTP's per-flow series with a ``flow`` column.
+
+pandas, polars, DuckDB and Arrow read them directly; :func:`read_trace` returns numpy arrays.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+PACKETS = "trace_packets.parquet"
+FLOWS = "trace_flows.parquet"
+SCTP = "trace_sctp.parquet"
+
+
+class TraceWriter:
+    """A ``traces`` sink for ``_core.run`` that appends chunks to Parquet files in ``folder``."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._writers: dict[str, Any] = {}
+        self.rows: dict[str, int] = {}
+
+    def __call__(
+        self,
+        flows: list[tuple[int, dict[str, np.ndarray]]],
+        packets: dict[str, np.ndarray] | None,
+    ) -> None:
+        by_file: dict[str, list[tuple[int, dict[str, np.ndarray]]]] = {}
+        for i, cols in flows:
+            by_file.setdefault(SCTP if "tsn" in cols else FLOWS, []).append((i, cols))
+        for name, parts in by_file.items():
+            n = sum(len(c["t"]) for _, c in parts)
+            if n == 0:
+                continue
+            cols = {"flow": np.concatenate([np.full(len(c["t"]), i, np.uint32) for i, c in parts])}
+            for key in parts[0][1]:
+                cols[key] = np.concatenate([c[key] for _, c in parts])
+            self._append(name, cols)
+        if packets is not None and len(packets["t"]):
+            self._append(PACKETS, packets)
+
+    def _append(self, name: str, cols: dict[str, np.ndarray]) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.table(cols)
+        w = self._writers.get(name)
+        if w is None:
+            w = pq.ParquetWriter(self.folder / name, table.schema, compression="zstd")
+            self._writers[name] = w
+        w.write_table(table)
+        self.rows[name] = self.rows.get(name, 0) + table.num_rows
+
+    def close(self) -> list[Path]:
+        """Finish every file (a file is readable only once closed); return their paths."""
+        paths = []
+        for name, w in self._writers.items():
+            w.close()
+            paths.append(self.folder / name)
+        self._writers.clear()
+        return paths
+
+
+def read_trace(
+    path: str | Path, flow: int | None = None, columns: list[str] | None = None
+) -> dict[str, np.ndarray]:
+    """Read a trace file written by a run as numpy arrays (only ``flow``'s rows if given;
+    only ``columns`` if given)."""
+    import pyarrow.parquet as pq
+
+    filters = [("flow", "=", flow)] if flow is not None else None
+    if columns is not None and flow is not None and "flow" not in columns:
+        columns = [*columns, "flow"]
+    table = pq.read_table(path, columns=columns, filters=filters)
+    return {name: table.column(name).to_numpy() for name in table.column_names}
