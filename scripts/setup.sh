@@ -28,7 +28,7 @@ echo "== Python dependencies"
 "$VPY" -m pip install --quiet --disable-pip-version-check \
     "maturin>=1.5,<2" "numpy>=1.24" "matplotlib>=3.7" "tqdm>=4.60" "scipy>=1.10" \
     "jinja2>=3.1" "markdown>=3.4" "dask[distributed]>=2024.1" "pandas>=2.0" "pyarrow>=14" \
-    "pytest>=7" "ruff>=0.4" "playwright>=1.40"
+    "pytest>=7" "ruff>=0.4" "playwright>=1.40" "hypothesis>=6.100"
 
 echo "== Building transim (Rust engine + Python package) into $VENV"
 "$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation -e .

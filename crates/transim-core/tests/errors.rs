@@ -109,7 +109,7 @@ fn unknown_names_list_the_choices() {
 #[test]
 fn missing_and_misplaced_fields() {
     let e = err_of(json!({"topology": base()["topology"], "flows": base()["flows"]}));
-    check(&e, "", &["missing field `duration`"]);
+    check(&e, "duration", &["missing field `duration`"]);
     let e =
         with(|v| v["topology"]["bottleneck"]["forward"] = json!({"loss": {"model": "bernoulli"}}));
     check(
@@ -190,4 +190,17 @@ fn out_of_range_numbers_are_named() {
     check(&e, "topology.bottleneck.overhead", &["65535"]);
     let e = with(|v| v["topology"]["bottleneck"]["forward"] = json!({"overhead": 70000}));
     check(&e, "topology.bottleneck.forward.overhead", &["65535"]);
+}
+
+/// Found by the fuzz suite: a missing field had an empty path (the message named it).
+#[test]
+fn missing_fields_are_named_by_their_own_path() {
+    let e = with(|v| {
+        v.as_object_mut().unwrap().remove("duration");
+    });
+    check(&e, "duration", &["missing field `duration`"]);
+    let e = with(|v| {
+        v["topology"]["bottleneck"].as_object_mut().unwrap().remove("rate");
+    });
+    check(&e, "topology.bottleneck.rate", &["missing field `rate`"]);
 }

@@ -16,10 +16,18 @@ use std::collections::VecDeque;
 pub fn parse(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
     serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
         let path = e.path().to_string();
-        ScenarioError::new(
-            if path == "." { String::new() } else { path },
-            e.into_inner().to_string(),
-        )
+        let path = if path == "." { String::new() } else { path };
+        let message = e.into_inner().to_string();
+        // A missing field is named by its own path, not its table's.
+        let missing = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split('`').next());
+        let path = match missing {
+            Some(field) if path.is_empty() => field.to_string(),
+            Some(field) => format!("{path}.{field}"),
+            None => path,
+        };
+        ScenarioError::new(path, message)
     })
 }
 
