@@ -200,7 +200,10 @@ fn missing_fields_are_named_by_their_own_path() {
     });
     check(&e, "duration", &["missing field `duration`"]);
     let e = with(|v| {
-        v["topology"]["bottleneck"].as_object_mut().unwrap().remove("rate");
+        v["topology"]["bottleneck"]
+            .as_object_mut()
+            .unwrap()
+            .remove("rate");
     });
     check(&e, "topology.bottleneck.rate", &["missing field `rate`"]);
 }
