@@ -241,3 +241,25 @@ def test_arbitrary_text_is_refused_cleanly(text: str) -> None:
         transim.validate(text if "\n" in text or "=" in text else text + "\n")
     except transim.ScenarioError:
         pass
+
+
+@pytest.mark.parametrize(
+    ("edit", "path"),
+    [
+        (lambda d: d.__setitem__("flows", -1), "flows"),
+        (lambda d: d.__setitem__("trace", 5), "trace"),
+        (lambda d: d.pop("duration"), "duration"),
+    ],
+)
+def test_regressions_found_by_fuzzing(edit: Any, path: str) -> None:
+    """flows = -1 raised a TypeError in the file-path resolution, trace = 5 one in run()'s
+    trace switches, and a missing field had an empty path."""
+    doc: dict[str, Any] = {
+        "duration": "1s",
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "1Mbps", "delay": "1ms"}},
+        "flows": [{"app": {"kind": "bulk"}}],
+    }
+    edit(doc)
+    with pytest.raises(transim.ScenarioError) as e:
+        transim.run(doc, trace_flows=True)
+    assert e.value.path == path, str(e.value)

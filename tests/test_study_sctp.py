@@ -60,8 +60,8 @@ def test_run_prints_and_plots_an_sctp_flow(tmp_path: Path) -> None:
     p = transim_cli("run", "scenarios/studies/sctp/testbed.toml", "--plot", "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     assert "sctp, 5 streams" in p.stdout and "stream 4" in p.stdout
-    for name in ("cwnd.png", "sequence_flow0.png", "flows.csv", "trace_sctp.parquet"):
+    for name in ("cwnd.png", "sequence_flow0.png", "flows.csv"):
         assert (tmp_path / name).stat().st_size > 500, name
-    tr = transim.read_trace(tmp_path / "trace_sctp.parquet", flow=0)
+    tr = transim.read_trace(tmp_path / "trace_sctp", flow=0)
     kinds = set(tr["kind"].tolist())
     assert kinds == {0.0, 3.0}, kinds  # DATA and SACK rows

@@ -69,6 +69,9 @@ def run(
     estimated size (2 GiB by default; a run above it is refused before it starts).
     """
     doc, source = prepare(scenario, overrides, seed)
+    if not isinstance(doc.get("trace", {}), dict):
+        # Let the schema name the field rather than failing here.
+        trace_flows = trace_packets = pcap = None
     if pcap is not None:
         spec: dict[str, object] = {"dir": str(pcap)}
         if pcap_links:

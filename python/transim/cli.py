@@ -27,6 +27,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     interrupted = False
     out = Path(args.out) if args.out else Path("out") / _scenario_stem(args.scenario)
     tracing = plot or args.trace
+    if tracing:
+        import pyarrow as pa
+
+        # The system allocator hands freed chunk buffers back; Arrow's default pool keeps
+        # tens of MB more for a long streamed run (measured: 188 vs 210 MB peak).
+        pa.set_memory_pool(pa.system_memory_pool())
     try:
         result = run(
             Path(args.scenario),

@@ -208,7 +208,9 @@ def _resolve_files(doc: dict[str, Any], source: str) -> None:
     """Files a scenario names (the adaptive framework's decision map) are relative to the
     scenario file."""
     base = Path(source).parent if source and not source.startswith("<") else Path.cwd()
-    tables = [doc.get("tcp")] + [f.get("tcp") for f in doc.get("flows", []) if isinstance(f, dict)]
+    flows = doc.get("flows")
+    flows = flows if isinstance(flows, list) else []  # a wrong type is the schema's to report
+    tables = [doc.get("tcp")] + [f.get("tcp") for f in flows if isinstance(f, dict)]
     for t in tables:
         a = t.get("adaptive") if isinstance(t, dict) else None
         if isinstance(a, dict) and isinstance(a.get("map"), str):

@@ -1,16 +1,19 @@
 """Traces streamed to disk as Parquet while a run goes on, and read back.
 
 The engine hands over trace rows in chunks of about 65,000 (see ``_core.run``'s ``traces``);
-:class:`TraceWriter` appends each chunk as a row group, so memory stays flat however long the
-run. Files (in the folder given):
+:class:`TraceWriter` appends each chunk as a row group of a Parquet file and starts a new
+part file every 256 row groups (a writer keeps each row group's metadata until it closes the
+file), so memory stays flat however long the run, and a crash loses at most the open part.
+Each trace is a folder of parts (``part-00000.parquet``, …) in the folder given:
 
-- ``trace_packets.parquet``: one row per packet event (t, kind, flow, from_sender, seq, ack,
-  len, tx, link, cause, wire), as ``Result.packet_trace``;
-- ``trace_flows.parquet``: TCP's per-flow series with a ``flow`` column (t, cwnd, ssthresh,
-  srtt, rto, flight, snd_max, snd_una, pipe, sacked, pacing_rate);
-- ``trace_sctp.parquet``: SCTP's per-flow series with a ``flow`` column.
+- ``trace_packets/``: one row per packet event (t, kind, flow, from_sender, seq, ack, len,
+  tx, link, cause, wire), as ``Result.packet_trace``;
+- ``trace_flows/``: TCP's per-flow series with a ``flow`` column (t, cwnd, ssthresh, srtt,
+  rto, flight, snd_max, snd_una, pipe, sacked, pacing_rate);
+- ``trace_sctp/``: SCTP's per-flow series with a ``flow`` column.
 
-pandas, polars, DuckDB and Arrow read them directly; :func:`read_trace` returns numpy arrays.
+pandas (``read_parquet(folder)``), polars (``scan_parquet("folder/*.parquet")``), DuckDB and
+Arrow datasets read a folder directly; :func:`read_trace` returns numpy arrays.
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ from typing import Any
 
 import numpy as np
 
-PACKETS = "trace_packets.parquet"
-FLOWS = "trace_flows.parquet"
-SCTP = "trace_sctp.parquet"
+PACKETS = "trace_packets"
+FLOWS = "trace_flows"
+SCTP = "trace_sctp"
+
+#: Row groups per part file.
+PART_GROUPS = 256
 
 
 class TraceWriter:
@@ -32,6 +38,8 @@ class TraceWriter:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self._writers: dict[str, Any] = {}
+        self._parts: dict[str, int] = {}
+        self._groups: dict[str, int] = {}
         self.rows: dict[str, int] = {}
 
     def __call__(
@@ -60,26 +68,38 @@ class TraceWriter:
         table = pa.table(cols)
         w = self._writers.get(name)
         if w is None:
-            w = pq.ParquetWriter(self.folder / name, table.schema, compression="zstd")
+            folder = self.folder / name
+            if name not in self._parts:
+                # A fresh trace: parts of an earlier run in this folder would mix in.
+                folder.mkdir(parents=True, exist_ok=True)
+                for old in folder.glob("part-*.parquet"):
+                    old.unlink()
+            part = self._parts.get(name, 0)
+            w = pq.ParquetWriter(
+                folder / f"part-{part:05d}.parquet", table.schema, compression="zstd"
+            )
             self._writers[name] = w
+            self._parts[name] = part + 1
+            self._groups[name] = 0
         w.write_table(table)
         self.rows[name] = self.rows.get(name, 0) + table.num_rows
+        self._groups[name] += 1
+        if self._groups[name] >= PART_GROUPS:
+            self._writers.pop(name).close()
 
     def close(self) -> list[Path]:
-        """Finish every file (a file is readable only once closed); return their paths."""
-        paths = []
-        for name, w in self._writers.items():
+        """Finish every file (a part is readable once closed); return the trace folders."""
+        for w in self._writers.values():
             w.close()
-            paths.append(self.folder / name)
         self._writers.clear()
-        return paths
+        return [self.folder / name for name in self._parts]
 
 
 def read_trace(
     path: str | Path, flow: int | None = None, columns: list[str] | None = None
 ) -> dict[str, np.ndarray]:
-    """Read a trace file written by a run as numpy arrays (only ``flow``'s rows if given;
-    only ``columns`` if given)."""
+    """Read a trace written by a run (a folder of parts, or one Parquet file) as numpy arrays
+    (only ``flow``'s rows if given; only ``columns`` if given)."""
     import pyarrow.parquet as pq
 
     filters = [("flow", "=", flow)] if flow is not None else None
