@@ -103,9 +103,12 @@ def test_a_long_traced_run_streams_with_flat_memory(tmp_path: Path) -> None:
         '[[flows]]\napp = { kind = "bulk" }\n'
     )
     out = tmp_path / "out"
+    # VmHWM, not ru_maxrss: Linux carries the parent's (pytest's) peak into ru_maxrss across
+    # fork + exec, while VmHWM belongs to the new process image alone.
     code = (
-        "import resource, sys, transim.cli as c; rc = c.main(sys.argv[1:]); "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(rc)"
+        "import re, sys, transim.cli as c; rc = c.main(sys.argv[1:]); "
+        "s = open('/proc/self/status').read(); "
+        "print(re.search(r'VmHWM:\\s+(\\d+)', s).group(1)); sys.exit(rc)"
     )
     p = subprocess.run(
         [sys.executable, "-c", code, "run", str(scenario), "--trace", "-q", "--out", str(out)],

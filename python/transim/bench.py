@@ -45,10 +45,22 @@ def jain(xs: list[float]) -> float:
     return s * s / (len(xs) * s2) if s2 > 0 else 1.0
 
 
-def worker(path: str) -> dict[str, Any]:
-    """Run one benchmark in this process and measure it."""
+def _peak_rss_kb() -> int:
+    """This process image's peak RSS (VmHWM; ru_maxrss would include the parent's peak,
+    which Linux carries across fork + exec)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
     import resource
 
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def worker(path: str) -> dict[str, Any]:
+    """Run one benchmark in this process and measure it."""
     from . import _core
     from .scenario import prepare, to_json
 
@@ -72,7 +84,7 @@ def worker(path: str) -> dict[str, Any]:
         "goodput": sum(goodputs),
         "jain": jain(goodputs),
         "events": res["events"],
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": _peak_rss_kb() / 1024,
         "simulated": res["simulated_time"],
     }
 
