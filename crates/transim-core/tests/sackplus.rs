@@ -95,3 +95,41 @@ fn sack1_pipe_stays_within_cwnd() {
         "the scoreboard is traced"
     );
 }
+
+/// The same hole's retransmission lost twice (transmissions 1, 2 and 3 of segment 7 dropped):
+/// with `sackplus_detect = "every"` SackPlus sees both lost retransmissions and recovers
+/// without a timeout; with "once" the second lost retransmission waits for the timeout.
+#[test]
+fn detecting_a_hole_lost_again_every_time_or_once_per_episode() {
+    let outcome = |detect: &str| {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/studies/sackplus/forced-drop.toml");
+        let doc: toml::Value = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut v = serde_json::to_value(doc).unwrap();
+        v["tcp"]["sackplus_detect"] = detect.into();
+        v["topology"]["links"][0]["forward"]["drops"]["segments"] = serde_json::json!([
+            {"segment": 7, "transmission": 1},
+            {"segment": 7, "transmission": 2},
+            {"segment": 7, "transmission": 3}
+        ]);
+        let out = run(v);
+        let t = out.result.flows[0].detail.tcp().clone();
+        (t.lost_retransmissions_detected, t.timeouts)
+    };
+    assert_eq!(outcome("every"), (2, 0));
+    assert_eq!(outcome("once"), (1, 1));
+}
+
+#[test]
+fn sackplus_detect_is_refused_for_other_recoveries() {
+    let mut v = serde_json::json!({
+        "duration": "1s",
+        "tcp": {"recovery": "sack1", "sackplus_detect": "once"},
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "1Mbps", "delay": "1ms"}},
+        "flows": [{"app": {"kind": "bulk"}}]
+    });
+    let e = transim_core::validate_value(v.clone()).unwrap_err();
+    assert_eq!(e.path, "tcp.sackplus_detect");
+    v["tcp"]["recovery"] = "sackplus".into();
+    transim_core::validate_value(v).unwrap();
+}

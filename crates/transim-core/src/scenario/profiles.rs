@@ -241,6 +241,15 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         RecoverySpec::Sackplus => Recovery::SackPlus,
         RecoverySpec::Rfc6675 => Recovery::Rfc6675,
     };
+    if spec.sackplus_detect.is_some() && recovery != Recovery::SackPlus {
+        return Err(ScenarioError::new(
+            format!("{path}.sackplus_detect"),
+            format!(
+                "applies to recovery = \"sackplus\" only (this flow's recovery is \"{}\")",
+                recovery.name()
+            ),
+        ));
+    }
     // SACK-based recovery needs the receiver to send SACK blocks: on unless switched off.
     let sack = match spec.sack {
         Some(false) if recovery.uses_sack() => {
@@ -306,6 +315,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             PartialAckTimerSpec::Impatient => PartialAckTimer::Impatient,
             PartialAckTimerSpec::SlowButSteady => PartialAckTimer::SlowButSteady,
         },
+        sackplus_detect_once: spec.sackplus_detect == Some(SackPlusDetectSpec::Once),
         dupthresh,
         rto_initial,
         rto_min,

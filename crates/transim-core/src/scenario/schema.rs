@@ -506,6 +506,16 @@ pub enum PartialAckTimerSpec {
     SlowButSteady,
 }
 
+/// How often SackPlus may detect a lost retransmission of the same hole per recovery episode.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SackPlusDetectSpec {
+    /// Every time a SACK shows the hole's latest retransmission lost.
+    Every,
+    /// Once per hole per episode; a second lost retransmission waits for the timeout.
+    Once,
+}
+
 /// Initial window: a number of segments or a rule name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum IwSpec {
@@ -670,6 +680,10 @@ pub struct TcpSpec {
     /// NewReno: "impatient" (RFC 6582) or "slow_but_steady" (ns-2).
     #[serde(default)]
     pub partial_ack_timer: Option<PartialAckTimerSpec>,
+    /// SackPlus: detect a hole's lost retransmission "every" time (default) or "once" per
+    /// recovery episode.
+    #[serde(default)]
+    pub sackplus_detect: Option<SackPlusDetectSpec>,
     /// Duplicate-ACK threshold.
     #[serde(default)]
     pub dupthresh: Option<u32>,
@@ -748,6 +762,7 @@ impl TcpSpec {
             limited_transmit,
             pacing,
             partial_ack_timer,
+            sackplus_detect,
             ful,
             ful_high,
             ful_low,

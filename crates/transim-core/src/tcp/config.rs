@@ -201,6 +201,8 @@ pub struct TcpConfig {
     pub ful: Option<super::ful::FulConfig>,
     /// NewReno's timer rule on partial ACKs.
     pub partial_ack_timer: PartialAckTimer,
+    /// SackPlus: detect a hole's lost retransmission only once per episode.
+    pub sackplus_detect_once: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     /// Initial RTO.

@@ -201,6 +201,7 @@ impl TcpSender {
     fn clear_episode_marks(&mut self, keep_sacked: bool) {
         for seg in self.rtx.iter_mut() {
             seg.rtx_episode = false;
+            seg.rtx_lost_seen = false;
             if !keep_sacked {
                 seg.sacked = false;
             }
@@ -373,6 +374,7 @@ impl TcpSender {
             return;
         }
         let first_right = sb.get(ack, 0).1;
+        let once = self.cfg.sackplus_detect_once;
         while let Some(&(high, start)) = self.sack.retransmitted.front() {
             if high >= first_right {
                 break;
@@ -383,8 +385,14 @@ impl TcpSender {
                 continue;
             };
             // Still outstanding, not SACKed, and this entry is its latest retransmission.
-            if seg.start <= start && seg.rtx_episode && !seg.sacked && seg.rtx_high == high {
+            if seg.start <= start
+                && seg.rtx_episode
+                && !seg.sacked
+                && seg.rtx_high == high
+                && !(once && seg.rtx_lost_seen)
+            {
                 seg.rtx_episode = false;
+                seg.rtx_lost_seen = true;
                 let s = seg.start;
                 self.sack.pipe -= 1;
                 self.stats.lost_retransmissions_detected += 1;

@@ -53,6 +53,8 @@ pub(crate) struct SentSeg {
     pub(crate) rtx_episode: bool,
     /// snd_max when it was last retransmitted (SackPlus).
     pub(crate) rtx_high: u64,
+    /// SackPlus found a retransmission of it lost in this episode.
+    pub(crate) rtx_lost_seen: bool,
     /// Sent back to back right after the previous segment (a capacity-probe pair).
     pub(crate) paired: bool,
     /// Bytes on the wire.
@@ -638,6 +640,7 @@ impl TcpSender {
                 sacked: false,
                 rtx_episode: false,
                 rtx_high: 0,
+                rtx_lost_seen: false,
                 delivered: false,
                 snap,
             });
