@@ -108,6 +108,9 @@ pub struct Link {
     tx_cache: [(u32, Time); 2],
     /// Scheduler, for links whose departure order is decided at dequeue time.
     sched: Option<Sched>,
+    /// ns-2's DropTail rule: the arriving packet counts against the limit, so a limit of L
+    /// admits L − 1 waiting packets (and a limit of 1 none, even on an idle link).
+    pub ns2_limit: bool,
     /// Scheduler path: the packet being serialised.
     current: Option<Packet>,
     /// Counters.
@@ -155,6 +158,7 @@ impl Link {
             stats_t: 0,
             tx_cache: [(u32::MAX, 0); 2],
             sched,
+            ns2_limit: false,
             current: None,
             stats: LinkStats::default(),
             cells: false,
@@ -263,7 +267,10 @@ impl Link {
     /// Mark a packet lost by script or loss model (it still uses the link).
     #[inline(always)]
     fn decide_loss(&mut self, p: &mut Packet) {
-        if !self.script.is_empty() && self.script.matches(self.stats.packets_in, p) {
+        if !self.script.is_empty()
+            && !self.script.at_enqueue
+            && self.script.matches(self.stats.packets_in, p)
+        {
             p.lost = Some(DropCause::Script);
         } else if self.loss.lose(&mut self.rng) {
             p.lost = Some(DropCause::LossModel);
@@ -288,16 +295,23 @@ impl Link {
         if self.port.is_some() && !self.port_admits(now, &mut p, dropped) {
             return;
         }
+        if self.script.at_enqueue && self.script.matches(self.stats.packets_in, &p) {
+            // ns-2's error module in front of the queue: the packet never uses the link.
+            self.stats.drops[DropCause::Script.index()] += 1;
+            dropped.push((p, DropCause::Script));
+            return;
+        }
         if self.sched.is_some() {
             self.enqueue_scheduled(now, p, events, dropped);
             return;
         }
         let size = p.wire + self.overhead;
         let busy = self.busy_until > now;
-        if busy && !p.is_ful() {
+        if (busy || self.ns2_limit) && !p.is_ful() {
+            let arriving = self.ns2_limit as u64;
             let full = match self.limit {
-                QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
-                QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 > b,
+                QueueLimit::Packets(n) => self.waiting.len() as u64 + arriving >= n,
+                QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 + arriving > b,
             };
             if full {
                 self.stats.drops[DropCause::Queue.index()] += 1;

@@ -186,6 +186,8 @@ pub struct ScriptedDrops {
     pub packets: Vec<u64>,
     /// (flow, segment index, transmission number), as [`crate::net::Header::data_unit`] numbers them.
     pub segments: Vec<(u32, u32, u16)>,
+    /// Drop before the queue (the packet never uses the link) instead of on the wire.
+    pub at_enqueue: bool,
 }
 
 impl ScriptedDrops {

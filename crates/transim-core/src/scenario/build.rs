@@ -42,6 +42,8 @@ struct DirParams {
     loss: LossModel,
     script: ScriptedDrops,
     sched: Option<Sched>,
+    /// ns-2's DropTail limit rule.
+    ns2_limit: bool,
 }
 
 /// Nodes and link directions being assembled.
@@ -71,9 +73,11 @@ impl Net {
         let id = self.links.len() as u32;
         let name = format!("{}->{}", self.names[from as usize], self.names[to as usize]);
         let rng = Rng::stream(seed, &format!("loss/{name}"));
-        self.links.push(Link::new(
+        let mut link = Link::new(
             id, from, to, d.rate, d.delay, d.queue, d.loss, d.script, d.overhead, rng, d.sched,
-        ));
+        );
+        link.ns2_limit = d.ns2_limit;
+        self.links.push(link);
         self.link_names.push(name);
         self.queue_given.push(d.queue_given);
         self.out[from as usize].push((id, to));
@@ -170,6 +174,7 @@ fn direction(
                 .segments
                 .push((seg.flow, seg.segment, seg.transmission));
         }
+        script.at_enqueue = s.at == Some(DropAtSpec::Enqueue);
     }
     if let Some(o) = d.overhead.or(spec.overhead) {
         if o.0 > 65_535 {
@@ -199,8 +204,9 @@ fn direction(
             .unwrap_or(0),
         loss,
         script,
+        ns2_limit: d.qdisc.or(spec.qdisc) == Some(QdiscSpec::DropTailNs2),
         sched: match d.qdisc.or(spec.qdisc).unwrap_or(QdiscSpec::DropTail) {
-            QdiscSpec::DropTail => None,
+            QdiscSpec::DropTail | QdiscSpec::DropTailNs2 => None,
             QdiscSpec::Fq => Some(Sched::Fq(Drr::new(1500))),
             QdiscSpec::AckFilter => Some(Sched::AckFilter(AckFilter::default())),
         },

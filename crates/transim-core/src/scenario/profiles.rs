@@ -316,6 +316,16 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             PartialAckTimerSpec::SlowButSteady => PartialAckTimer::SlowButSteady,
         },
         sackplus_detect_once: spec.sackplus_detect == Some(SackPlusDetectSpec::Once),
+        sack_option_ns2: spec.sack_option.unwrap_or(d.sack_option) == SackOptionSpec::Ns2,
+        maxburst: match spec.maxburst {
+            Some(0) => {
+                return Err(ScenarioError::new(
+                    format!("{path}.maxburst"),
+                    "got 0; expected at least 1 segment per ACK (leave it out for no cap)",
+                ))
+            }
+            m => m,
+        },
         dupthresh,
         rto_initial,
         rto_min,
@@ -340,6 +350,7 @@ struct Defaults {
     packetization: PacketizationSpec,
     limited_transmit: bool,
     partial_ack_timer: PartialAckTimerSpec,
+    sack_option: SackOptionSpec,
     rto_initial: Time,
     rto_min: Time,
     rto_max: Time,
@@ -366,6 +377,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 packetization: PacketizationSpec::Stream,
                 limited_transmit: true,
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
+                sack_option: SackOptionSpec::Rfc2018,
                 rto_initial: SECOND,
                 rto_min: SECOND,
                 rto_max: 60 * SECOND,
@@ -391,6 +403,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 packetization: PacketizationSpec::Write,
                 limited_transmit: true,
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
+                sack_option: SackOptionSpec::Rfc2018,
                 rto_initial: 3 * SECOND,
                 rto_min: 200 * MILLISECOND,
                 rto_max: 120 * SECOND,
@@ -416,6 +429,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 packetization: PacketizationSpec::Stream,
                 limited_transmit: true,
                 partial_ack_timer: PartialAckTimerSpec::SlowButSteady,
+                sack_option: SackOptionSpec::Ns2,
                 rto_initial: 3 * SECOND,
                 rto_min: 200 * MILLISECOND,
                 rto_max: 60 * SECOND,

@@ -189,6 +189,10 @@ pub enum QdiscSpec {
     Fq,
     /// FIFO where a newer pure ACK replaces an older queued one of the same flow.
     AckFilter,
+    /// ns-2's `Queue/DropTail`: a limit of L admits L − 1 waiting packets, because its check
+    /// counts the arriving packet (`length + 1 >= limit` drops), also when the link is idle.
+    #[serde(rename = "droptail_ns2")]
+    DropTailNs2,
 }
 
 /// Loss model names.
@@ -242,6 +246,21 @@ pub struct DropScriptSpec {
     /// Segment transmissions to drop.
     #[serde(default)]
     pub segments: Vec<SegmentDropSpec>,
+    /// Where the drop happens: "wire" (default: the packet is sent and lost on the link) or
+    /// "enqueue" (discarded before the queue, never occupying the link, as ns-2's error
+    /// module placed in front of a link's queue does).
+    #[serde(default)]
+    pub at: Option<DropAtSpec>,
+}
+
+/// Where a scripted drop happens.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DropAtSpec {
+    /// On the link: the packet is transmitted and lost.
+    Wire,
+    /// Before the queue: the packet never uses the link.
+    Enqueue,
 }
 
 /// "Drop the k-th transmission of segment n of flow f".
@@ -506,6 +525,16 @@ pub enum PartialAckTimerSpec {
     SlowButSteady,
 }
 
+/// How SACK blocks are laid out in an ACK's size.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SackOptionSpec {
+    /// RFC 2018: kind and length (2 bytes) plus 8 per block, padded with two NOPs (4 + 8n).
+    Rfc2018,
+    /// ns-2's TCPSink/Sack1: 8 bytes per block, nothing else (8n).
+    Ns2,
+}
+
 /// How often SackPlus may detect a lost retransmission of the same hole per recovery episode.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -684,6 +713,12 @@ pub struct TcpSpec {
     /// recovery episode.
     #[serde(default)]
     pub sackplus_detect: Option<SackPlusDetectSpec>,
+    /// Bytes SACK blocks add to an ACK: "rfc2018" (4 + 8n) or "ns2" (8n; the ns2 profile's).
+    #[serde(default)]
+    pub sack_option: Option<SackOptionSpec>,
+    /// ns-2's `maxburst_`: at most this many segments sent per ACK (default: no cap).
+    #[serde(default)]
+    pub maxburst: Option<u32>,
     /// Duplicate-ACK threshold.
     #[serde(default)]
     pub dupthresh: Option<u32>,
@@ -763,6 +798,8 @@ impl TcpSpec {
             pacing,
             partial_ack_timer,
             sackplus_detect,
+            sack_option,
+            maxburst,
             ful,
             ful_high,
             ful_low,

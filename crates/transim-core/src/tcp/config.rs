@@ -203,6 +203,10 @@ pub struct TcpConfig {
     pub partial_ack_timer: PartialAckTimer,
     /// SackPlus: detect a hole's lost retransmission only once per episode.
     pub sackplus_detect_once: bool,
+    /// SACK blocks add 8 bytes each and nothing else (ns-2), not RFC 2018's 4 + 8n.
+    pub sack_option_ns2: bool,
+    /// ns-2's `maxburst_`: at most this many segments per send opportunity (an ACK).
+    pub maxburst: Option<u32>,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     /// Initial RTO.

@@ -118,8 +118,8 @@ impl TcpReceiver {
             self.cfg.option_bytes()
         };
         if !sack.is_empty() {
-            // Kind, length, 8 bytes per block, padded with two NOPs.
-            opts += 4 + 8 * sack.len() as u32;
+            // Kind, length, 8 bytes per block, padded with two NOPs (ns-2: the blocks only).
+            opts += 8 * sack.len() as u32 + if self.cfg.sack_option_ns2 { 0 } else { 4 };
         }
         Packet {
             uid: ctx.uid(),

@@ -417,7 +417,12 @@ impl TcpSender {
             self.sack.pipe_bytes = self.set_pipe();
         }
         let mss = self.win.mss as u64;
+        let mut burst = 0u32;
         loop {
+            if self.cfg.maxburst.is_some_and(|m| burst >= m) {
+                break;
+            }
+            burst += 1;
             match self.cfg.recovery {
                 Recovery::Rfc6675 => {
                     if self.win.cwnd < self.sack.pipe_bytes + mss || self.paced_out(ctx) {

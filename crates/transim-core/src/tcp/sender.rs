@@ -538,7 +538,11 @@ impl TcpSender {
         if self.state != SenderState::Established || self.ful.frozen {
             return;
         }
+        let mut burst = 0u32;
         loop {
+            if self.cfg.maxburst.is_some_and(|m| burst >= m) {
+                break; // ns-2's maxburst_: at most this many segments per send
+            }
             let (start, len, fin, kind) = if self.snd_nxt < self.snd_max {
                 // Go-back-N after a timeout (or Tahoe's fast retransmit): resend old segments,
                 // skipping those the receiver has SACKed (when the scoreboard is kept).
@@ -568,6 +572,7 @@ impl TcpSender {
                 break;
             }
             self.send_segment(start, len, fin, kind, ctx);
+            burst += 1;
             self.snd_nxt = start + len + fin as u64;
             if self.snd_nxt >= self.snd_max {
                 self.gbn = None;

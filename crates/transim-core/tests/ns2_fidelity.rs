@@ -1,0 +1,135 @@
+//! ns-2.35 behaviours the `ns2` profile and scenario options reproduce (issue 14), each on a
+//! hand-computed timeline. Set-up (common::two_node): one 8 Mbps (1 byte/µs), 10 ms link,
+//! MSS 1000 (1040 bytes on the wire: 1040 µs to serialise), IW 2.
+
+mod common;
+use common::*;
+use serde_json::json;
+
+/// A scripted drop "at enqueue" (ns-2's error module in front of the queue) never occupies the
+/// link: the segment behind it starts at once. "On the wire" (the default) it is sent and lost.
+#[test]
+fn scripted_drop_at_enqueue_frees_the_link() {
+    let second_arrival = |at: &str| {
+        let mut v = two_node(
+            "1s",
+            json!({}),
+            json!({"kind": "finite", "bytes": 2000}),
+            json!({"drops": {"segments": [{"segment": 1}], "at": at}}),
+        );
+        v["trace"] = json!({"packets": true});
+        let out = run(v);
+        let pt = out.packet_trace.unwrap();
+        let first_send = sends_of(&pt, 1)[0].0;
+        let arrivals = data_arrivals(&pt);
+        assert_eq!(out.result.flows[0].data_drops["script"], 1);
+        // The first arrival is segment 2 (seq 1001); measure it from segment 1's send.
+        assert_eq!(arrivals[0].1, 1001);
+        arrivals[0].0 - first_send
+    };
+    // The handshake's third-leg ACK (40 bytes: 40 µs) leaves with the two segments. Segment 2
+    // waits behind it and segment 1's 1040 µs on the wire, then 1040 µs + 10 ms of its own.
+    assert_eq!(second_arrival("wire"), 40_000 + 2 * 1_040_000 + 10_000_000);
+    // Dropped before the queue: segment 2 follows the ACK at once.
+    assert_eq!(second_arrival("enqueue"), 40_000 + 1_040_000 + 10_000_000);
+}
+
+/// ns-2's DropTail counts the arriving packet against its limit: with `queue = 4` a burst of
+/// ten segments behind the handshake's ACK keeps 3 waiting (drops 7), where the default rule
+/// keeps 4 waiting (drops 6). A limit of 1 admits nothing at all in ns-2, even to an idle link.
+#[test]
+fn droptail_ns2_admits_one_packet_fewer() {
+    let burst_drops = |qdisc: &str, queue: u32| {
+        let mut v = two_node(
+            "1s",
+            json!({"initial_window": 10}),
+            json!({"kind": "finite", "bytes": 10_000}),
+            json!({}),
+        );
+        v["topology"]["links"][0]["queue"] = queue.into();
+        v["topology"]["links"][0]["qdisc"] = qdisc.into();
+        v["trace"] = json!({"packets": true});
+        let out = run(v);
+        let pt = out.packet_trace.unwrap();
+        let burst = sends_of(&pt, 1)[0].0;
+        rows(&pt, |i| {
+            pt.kind[i] == transim_core::trace::packet_event::DROP && ns(pt.t[i]) == burst
+        })
+        .len()
+    };
+    assert_eq!(burst_drops("droptail", 4), 6);
+    assert_eq!(burst_drops("droptail_ns2", 4), 7);
+    assert_eq!(burst_drops("droptail", 8), 2);
+    assert_eq!(burst_drops("droptail_ns2", 8), 3);
+}
+
+#[test]
+fn droptail_ns2_limit_one_drops_even_on_an_idle_link() {
+    let mut v = two_node("1s", json!({}), json!({"kind": "bulk"}), json!({}));
+    v["topology"]["links"][0]["queue"] = 1.into();
+    v["topology"]["links"][0]["qdisc"] = "droptail_ns2".into();
+    let out = run(v);
+    let f = &out.result.flows[0];
+    assert_eq!(
+        f.detail.tcp().bytes_delivered,
+        0,
+        "not even the SYN gets through"
+    );
+    assert!(f.drops["queue"] >= 1);
+}
+
+/// SACK blocks add 8 bytes each to an ns-2 ACK (TCPSink/Sack1: `size += sack_index * 8`), and
+/// 4 + 8n bytes with RFC 2018's layout (kind, length, two NOPs). One hole, one block: a 48-
+/// versus a 52-byte ACK.
+#[test]
+fn sack_option_bytes_ns2_and_rfc2018() {
+    let dupack_size = |option: &str| {
+        let mut v = two_node(
+            "1s",
+            json!({"recovery": "sack1", "sack_option": option, "initial_window": 4}),
+            json!({"kind": "finite", "bytes": 4000}),
+            json!({"drops": {"segments": [{"segment": 1}]}}),
+        );
+        v["trace"] = json!({"packets": true});
+        let pt = run(v).packet_trace.unwrap();
+        let i = rows(&pt, |i| {
+            pt.kind[i] == transim_core::trace::packet_event::SEND
+                && pt.from_sender[i] == 0
+                && pt.seq[i] == 1 // not the SYN-ACK
+                && pt.ack[i] == 1
+                && pt.wire[i] > 40
+        })[0];
+        pt.wire[i]
+    };
+    assert_eq!(dupack_size("ns2"), 48);
+    assert_eq!(dupack_size("rfc2018"), 52);
+}
+
+/// ns-2's `maxburst_` caps the segments one ACK releases: in slow start the first ACK opens
+/// cwnd from 2 to 3 and frees two segments (its own and the growth); with maxburst 1, one.
+#[test]
+fn maxburst_caps_the_segments_an_ack_releases() {
+    let released = |tcp: serde_json::Value| {
+        let mut v = two_node("1s", tcp, json!({"kind": "bulk"}), json!({}));
+        v["trace"] = json!({"packets": true});
+        let pt = run(v).packet_trace.unwrap();
+        let first_ack = acks_at_sender(&pt, 1001)[0];
+        rows(&pt, |i| {
+            pt.kind[i] == transim_core::trace::packet_event::SEND
+                && pt.from_sender[i] == 1
+                && pt.len[i] > 0
+                && ns(pt.t[i]) == first_ack
+        })
+        .len()
+    };
+    assert_eq!(released(json!({})), 2);
+    assert_eq!(released(json!({"maxburst": 1})), 1);
+    let e = transim_core::validate_value(two_node(
+        "1s",
+        json!({"maxburst": 0}),
+        json!({"kind": "bulk"}),
+        json!({}),
+    ))
+    .unwrap_err();
+    assert_eq!(e.path, "tcp.maxburst");
+}
