@@ -241,6 +241,13 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         RecoverySpec::Sackplus => Recovery::SackPlus,
         RecoverySpec::Rfc6675 => Recovery::Rfc6675,
     };
+    let cwnd_unit = spec.cwnd_unit.unwrap_or(d.cwnd_unit);
+    if spec.precision_reduce == Some(true) && cwnd_unit != CwndUnitSpec::Ns2 {
+        return Err(ScenarioError::new(
+            format!("{path}.precision_reduce"),
+            "needs cwnd_unit = \"ns2\" (ns-2's fractional window arithmetic)",
+        ));
+    }
     if spec.sackplus_detect.is_some() && recovery != Recovery::SackPlus {
         return Err(ScenarioError::new(
             format!("{path}.sackplus_detect"),
@@ -290,10 +297,12 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             .map(|s| s.0.max(2 * mss as u64))
             .unwrap_or(u64::MAX / 4),
         max_cwnd,
-        cwnd_unit: match spec.cwnd_unit.unwrap_or(d.cwnd_unit) {
+        cwnd_unit: match cwnd_unit {
             CwndUnitSpec::Bytes => CwndUnit::Bytes,
-            CwndUnitSpec::Packets => CwndUnit::Packets,
+            CwndUnitSpec::Packets | CwndUnitSpec::Ns2 => CwndUnit::Packets,
         },
+        ns2_window: cwnd_unit == CwndUnitSpec::Ns2,
+        precision_reduce: spec.precision_reduce.unwrap_or(false),
         halving_base: match spec.halving_base.unwrap_or(d.halving) {
             HalvingSpec::Flight => HalvingBase::Flight,
             HalvingSpec::Window => HalvingBase::Window,
@@ -421,7 +430,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 window_scale: false,
                 rcv_buf: 20_000,
                 iw: IwSpec::Segments(2),
-                cwnd_unit: CwndUnitSpec::Packets,
+                cwnd_unit: CwndUnitSpec::Ns2,
                 halving: HalvingSpec::Window,
                 delayed_ack: DelayedAckSpec::Off,
                 delack_timeout: 100 * MILLISECOND,

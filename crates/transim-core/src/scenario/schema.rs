@@ -469,6 +469,9 @@ pub enum CwndUnitSpec {
     Bytes,
     /// Packets.
     Packets,
+    /// Packets with ns-2's arithmetic: a fractional cwnd (+1/cwnd per ACK in avoidance) of
+    /// which the whole part is sent; ssthresh max(2, ⌊window / 2⌋) packets.
+    Ns2,
 }
 
 /// Halving base.
@@ -719,6 +722,10 @@ pub struct TcpSpec {
     /// ns-2's `maxburst_`: at most this many segments sent per ACK (default: no cap).
     #[serde(default)]
     pub maxburst: Option<u32>,
+    /// ns-2's `precision_reduce_` (needs cwnd_unit = "ns2"): halving keeps the fraction of
+    /// window / 2 in cwnd (ssthresh stays whole).
+    #[serde(default)]
+    pub precision_reduce: Option<bool>,
     /// Duplicate-ACK threshold.
     #[serde(default)]
     pub dupthresh: Option<u32>,
@@ -800,6 +807,7 @@ impl TcpSpec {
             sackplus_detect,
             sack_option,
             maxburst,
+            precision_reduce,
             ful,
             ful_high,
             ful_low,

@@ -207,6 +207,11 @@ pub struct TcpConfig {
     pub sack_option_ns2: bool,
     /// ns-2's `maxburst_`: at most this many segments per send opportunity (an ACK).
     pub maxburst: Option<u32>,
+    /// ns-2's window arithmetic (`cwnd_unit = "ns2"`): fractional cwnd in packets, whole
+    /// ssthresh.
+    pub ns2_window: bool,
+    /// ns-2's `precision_reduce_`: halving keeps the fraction.
+    pub precision_reduce: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     /// Initial RTO.

@@ -233,7 +233,7 @@ impl TcpSender {
                     // Everything outstanding at the fast retransmit is acknowledged.
                     self.in_recovery = false;
                     if !self.cc.owns_window() {
-                        self.win.cwnd = self.win.ssthresh;
+                        self.win.set_cwnd(self.win.ssthresh);
                     }
                     self.clear_episode_marks(!sack1); // ns-2 Sack1 clears its scoreboard
                     if !self.finish_ack(true, ctx) {
@@ -302,9 +302,10 @@ impl TcpSender {
     fn sack_enter(&mut self, ctx: &mut Ctx) {
         self.stats.fast_retransmits += 1;
         self.lt_segments = 0;
-        self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, self.reduction_base());
+        let base = self.reduction_base();
+        self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, base);
         if !self.cc.owns_window() {
-            self.win.cwnd = self.win.ssthresh;
+            self.win.halve(base, 0);
         }
         self.win.cnt = 0;
         self.recover = self.snd_max;

@@ -196,6 +196,10 @@ impl TcpSender {
             unit: cfg.cwnd_unit,
             cnt: 0,
             max_cwnd: cfg.max_cwnd,
+            ns2: cfg.ns2_window,
+            precision_reduce: cfg.precision_reduce,
+            frac: 0.0,
+            frac_at: 0,
         };
         let rtt = RttEstimator::new(
             cfg.rto_initial,
@@ -379,7 +383,7 @@ impl TcpSender {
         } else {
             // RFC 6298 §5.7 and RFC 3390: SYN was lost ⇒ RTO 3 s and IW of one segment.
             self.rtt.reset_after_syn_loss(3 * SECOND);
-            self.win.cwnd = self.win.mss as u64;
+            self.win.set_cwnd(self.win.mss as u64);
         }
         self.rwnd = p.wnd as u64;
         self.state = SenderState::Established;
@@ -877,7 +881,8 @@ impl TcpSender {
                     // add back one segment if at least one was acked (RFC 6582 §3.2 step 5).
                     self.retransmit_first(ctx);
                     if !owns {
-                        self.win.cwnd = self.win.cwnd.saturating_sub(acked_data).max(mss);
+                        self.win
+                            .set_cwnd(self.win.cwnd.saturating_sub(acked_data).max(mss));
                         if acked_data >= mss {
                             self.win.cwnd += mss;
                         }
@@ -891,13 +896,14 @@ impl TcpSender {
                 Recovery::NewReno => {
                     let flight = self.snd_max - ack;
                     if !owns {
-                        self.win.cwnd = self.win.ssthresh.min(flight.max(mss) + mss);
+                        self.win
+                            .set_cwnd(self.win.ssthresh.min(flight.max(mss) + mss));
                     }
                     self.in_recovery = false;
                 }
                 _ => {
                     if !owns {
-                        self.win.cwnd = self.win.ssthresh;
+                        self.win.set_cwnd(self.win.ssthresh);
                     }
                     self.in_recovery = false;
                 }
@@ -949,12 +955,13 @@ impl TcpSender {
     fn enter_recovery(&mut self, ctx: &mut Ctx) {
         self.stats.fast_retransmits += 1;
         self.lt_segments = 0;
-        self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, self.reduction_base());
+        let base = self.reduction_base();
+        self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, base);
         self.recover = self.snd_max;
         let mss = self.win.mss as u64;
         match self.cfg.recovery {
             Recovery::Tahoe => {
-                self.win.cwnd = mss;
+                self.win.set_cwnd(mss);
                 self.win.cnt = 0;
                 self.snd_nxt = self.snd_una;
                 self.gbn = Some(RtxKind::Fast);
@@ -967,7 +974,7 @@ impl TcpSender {
             Recovery::Reno | Recovery::NewReno => {
                 self.retransmit_first(ctx);
                 if !self.cc.owns_window() {
-                    self.win.cwnd = self.win.ssthresh + 3 * mss;
+                    self.win.halve(base, 3);
                 }
                 self.in_recovery = true;
                 self.partial_seen = false;
@@ -999,7 +1006,7 @@ impl TcpSender {
                     // RFC 5681 eq. 4; a repeated timeout of the same data keeps ssthresh.
                     self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, self.reduction_base());
                 }
-                self.win.cwnd = mss;
+                self.win.set_cwnd(mss);
                 self.win.cnt = 0;
                 self.cc.on_timeout(&mut self.win);
                 self.in_recovery = false;

@@ -36,6 +36,17 @@ pub struct Window {
     pub cnt: u64,
     /// Optional cap on cwnd.
     pub max_cwnd: Option<u64>,
+    /// ns-2's window arithmetic (packet mode): cwnd is a fractional number of packets
+    /// (+1 per ACK in slow start, +1/cwnd in avoidance) of which the whole part is sent, and
+    /// ssthresh is a whole number of packets, max(2, ⌊window / 2⌋).
+    pub ns2: bool,
+    /// ns-2's `precision_reduce_`: halving keeps the fraction of window / 2 in cwnd.
+    pub precision_reduce: bool,
+    /// The fraction of a packet beyond `cwnd` (ns-2 arithmetic), valid while cwnd is still
+    /// `frac_at` (any other assignment of cwnd means a whole number of packets).
+    pub frac: f64,
+    /// The cwnd `frac` belongs to.
+    pub frac_at: u64,
 }
 
 impl Window {
@@ -51,10 +62,69 @@ impl Window {
         self.cwnd / self.mss as u64
     }
 
+    /// cwnd in packets with ns-2's fraction.
+    #[inline]
+    pub fn pkts(&self) -> f64 {
+        let whole = (self.cwnd / self.mss as u64) as f64;
+        if self.cwnd == self.frac_at {
+            whole + self.frac
+        } else {
+            whole
+        }
+    }
+
+    /// Set cwnd to `x` packets (ns-2 arithmetic): the whole part in bytes, the rest kept.
+    #[inline]
+    pub fn set_pkts(&mut self, x: f64) {
+        let whole = x.floor().max(0.0);
+        self.cwnd = whole as u64 * self.mss as u64;
+        self.frac = x - whole;
+        self.frac_at = self.cwnd;
+        self.clamp();
+    }
+
+    /// Set cwnd to a whole number of bytes (dropping any ns-2 fraction).
+    #[inline]
+    pub fn set_cwnd(&mut self, bytes: u64) {
+        self.cwnd = bytes;
+        self.frac = 0.0;
+    }
+
+    /// ns-2's ssthresh after a loss, in bytes: ⌊window / 2⌋ packets, at least 2, where window
+    /// = min(cwnd, `base`) with cwnd's whole part (or its fraction, with `precision_reduce`).
+    pub fn ns2_ssthresh(&self, base: u64) -> u64 {
+        (self.ns2_half(base).floor() as u64).max(2) * self.mss as u64
+    }
+
+    /// ns-2's halved window in packets (`halfwin`): ⌊⌊window⌋ / 2⌋, or window / 2 with
+    /// `precision_reduce`.
+    pub fn ns2_half(&self, base: u64) -> f64 {
+        let mss = self.mss as f64;
+        if self.precision_reduce {
+            self.pkts().min(base as f64 / mss) / 2.0
+        } else {
+            ((self.cwnd.min(base) / self.mss as u64) / 2) as f64
+        }
+    }
+
+    /// After a fast retransmit: cwnd = ssthresh, or ns-2's halved window (at least one
+    /// packet) plus `extra` packets of inflation.
+    pub fn halve(&mut self, base: u64, extra: u64) {
+        if self.ns2 {
+            self.set_pkts(self.ns2_half(base).max(1.0) + extra as f64);
+        } else {
+            self.set_cwnd(self.ssthresh + extra * self.mss as u64);
+        }
+    }
+
     /// Slow-start growth for one ACK that newly acknowledged `acked` bytes:
     /// min(acked, SMSS) in bytes (RFC 5681), or one segment per ACK in packet mode.
     #[inline]
     pub fn slow_start(&mut self, acked: u64) {
+        if self.ns2 {
+            self.set_pkts(self.pkts() + 1.0);
+            return;
+        }
         let mss = self.mss as u64;
         self.cwnd += match self.unit {
             CwndUnit::Bytes => acked.min(mss),
@@ -66,6 +136,11 @@ impl Window {
     /// Reno congestion avoidance for one ACK: SMSS²/cwnd bytes, or one segment per cwnd ACKs.
     #[inline]
     pub fn reno_avoidance(&mut self) {
+        if self.ns2 {
+            let p = self.pkts();
+            self.set_pkts(p + 1.0 / p);
+            return;
+        }
         let mss = self.mss as u64;
         match self.unit {
             CwndUnit::Bytes => self.cwnd += (mss * mss / self.cwnd).max(1),
@@ -394,5 +469,84 @@ impl CongestionControl for Cc {
     }
     fn model(&self) -> Option<PathModel> {
         dispatch!(self, c => c.model())
+    }
+}
+
+#[cfg(test)]
+mod ns2_tests {
+    use super::*;
+
+    fn window(cwnd_pkts: u64, ssthresh_pkts: u64, precision_reduce: bool) -> Window {
+        Window {
+            cwnd: cwnd_pkts * 1000,
+            ssthresh: ssthresh_pkts * 1000,
+            mss: 1000,
+            unit: CwndUnit::Packets,
+            cnt: 0,
+            max_cwnd: None,
+            ns2: true,
+            precision_reduce,
+            frac: 0.0,
+            frac_at: 0,
+        }
+    }
+
+    /// ns-2's opencwnd(): +1 per ACK in slow start, +1/cwnd per ACK in avoidance (a double),
+    /// of which window() sends the whole part.
+    #[test]
+    fn avoidance_adds_one_over_cwnd_per_ack() {
+        let mut w = window(2, 2, false);
+        let mut expect = 2.0f64;
+        for _ in 0..20 {
+            w.reno_on_ack(1000);
+            expect += 1.0 / expect;
+            assert!(
+                (w.pkts() - expect).abs() < 1e-12,
+                "{} vs {expect}",
+                w.pkts()
+            );
+            assert_eq!(w.cwnd, expect.floor() as u64 * 1000);
+        }
+        // 2 → 2.5 → 2.9 → 3.2448…: the third ACK makes room for a third packet.
+        let mut w = window(2, 2, false);
+        let sizes: Vec<u64> = (0..3)
+            .map(|_| {
+                w.reno_on_ack(1000);
+                w.cwnd
+            })
+            .collect();
+        assert_eq!(sizes, [2000, 2000, 3000]);
+        let mut w = window(3, 10, false);
+        w.reno_on_ack(1000);
+        assert_eq!(
+            (w.cwnd, w.pkts()),
+            (4000, 4.0),
+            "slow start: one packet per ACK"
+        );
+    }
+
+    /// ns-2's slowdown(): ssthresh = ⌊⌊window⌋ / 2⌋ (at least 2), cwnd = that half; with
+    /// precision_reduce cwnd = window / 2 keeps its fraction and ssthresh is its whole part.
+    #[test]
+    fn halving_keeps_whole_packets_or_the_fraction() {
+        let w = window(15, 100, false);
+        assert_eq!(w.ns2_ssthresh(u64::MAX), 7000);
+        let mut w2 = w.clone();
+        w2.halve(u64::MAX, 0);
+        assert_eq!((w2.cwnd, w2.pkts()), (7000, 7.0));
+        let mut p = window(15, 100, true);
+        assert_eq!(p.ns2_ssthresh(u64::MAX), 7000);
+        p.halve(u64::MAX, 0);
+        assert_eq!((p.cwnd, p.pkts()), (7000, 7.5));
+        // The receiver's window bounds it (window() = min(cwnd, wnd)).
+        assert_eq!(window(15, 100, false).ns2_ssthresh(9000), 4000);
+        // Tiny windows: ssthresh at least 2, cwnd at least 1.
+        let mut t = window(3, 100, false);
+        assert_eq!(t.ns2_ssthresh(u64::MAX), 2000);
+        t.halve(u64::MAX, 0);
+        assert_eq!(t.cwnd, 1000);
+        // A later whole assignment drops the fraction.
+        p.set_cwnd(7000);
+        assert_eq!(p.pkts(), 7.0);
     }
 }

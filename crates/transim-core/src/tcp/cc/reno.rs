@@ -12,6 +12,9 @@ impl CongestionControl for Reno {
     }
 
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
+        if w.ns2 {
+            return w.ns2_ssthresh(base);
+        }
         (base / 2).max(2 * w.mss as u64)
     }
 }
