@@ -23,11 +23,13 @@ def test_outputs_written(study: tuple[Path, str]) -> None:
         assert heading in text
 
 
-def test_multi_split_ful_improves_goodput_and_cuts_ack_drops_tenfold() -> None:
+def test_multi_split_ful_cuts_ack_drops_tenfold() -> None:
+    """FUL's mechanism: the uplink buffer stops dropping ACKs. (Whether goodput rises is the
+    study's finding, reported with its status: with ns-2's fast-retransmit guard the standard
+    Tahoe flows no longer fire the spurious fast retransmits that FUL used to spare them.)"""
     base = ful.load("multi-split.toml")
     std = ful.totals(transim.run(ful.variant(base, False)).summary)
     with_ful = ful.totals(transim.run(ful.variant(base, True)).summary)
-    assert with_ful["goodput"] > std["goodput"]
     assert std["ack_drop_rate"] > 1.0
     assert with_ful["ack_drop_rate"] * 10 <= std["ack_drop_rate"]
 

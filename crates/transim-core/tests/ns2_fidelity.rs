@@ -133,3 +133,54 @@ fn maxburst_caps_the_segments_an_ack_releases() {
     .unwrap_err();
     assert_eq!(e.path, "tcp.maxburst");
 }
+
+/// The guard on a second fast retransmit. NewReno, IW 10, slow start: segment 5 is lost and
+/// fast-retransmitted when segments 1-18 are out, so recover is the end of segment 18; segment
+/// 19, the first sent beyond it (by inflation), is lost too. The ACK of the retransmission
+/// covers 1-18 exactly and ends recovery; the duplicate ACKs that follow carry snd_una =
+/// recover. RFC 6582 (snd_una >= recover) retransmits 19 fast; ns-2 (`highest_ack_ >
+/// recover_`: packet 18 is not beyond packet 18) waits for the timeout.
+#[test]
+fn ns2_fast_retransmit_guard_needs_one_packet_beyond_recover() {
+    let outcome = |guard: &str| {
+        let v = two_node(
+            "10s",
+            json!({"recovery": "newreno", "initial_window": 10, "fr_guard": guard}),
+            json!({"kind": "finite", "bytes": 30_000}),
+            json!({"drops": {"segments": [{"segment": 5}, {"segment": 19}]}}),
+        );
+        let out = run(v);
+        let t = out.result.flows[0].detail.tcp().clone();
+        (t.fast_retransmits, t.timeouts)
+    };
+    assert_eq!(outcome("rfc6582"), (2, 0));
+    assert_eq!(outcome("ns2"), (1, 1));
+}
+
+/// Fall & Floyd's Tahoe with four drops in one window (segments 16, 18, 20, 22; 800 kb/s,
+/// 100 ms, queue 8): after the go-back-N the duplicate ACKs of the later holes reach but do
+/// not pass `recover`. ns-2 fires one fast retransmit; the RFC 6582 guard fires one per hole.
+#[test]
+fn tahoe_fires_one_fast_retransmit_per_window_with_ns2_guard() {
+    let fast = |guard: &str| {
+        let segs: Vec<_> = [16, 18, 20, 22]
+            .iter()
+            .map(|s| json!({"segment": s}))
+            .collect();
+        let v = json!({
+            "duration": "20s", "seed": 1,
+            "tcp": {"profile": "ns2", "recovery": "tahoe", "rcv_buf": "30KB", "fr_guard": guard},
+            "topology": {"kind": "explicit", "nodes": ["s", "r", "k"],
+                "links": [{"between": ["s", "r"], "rate": "8Mbps", "queue": 100},
+                          {"between": ["r", "k"], "rate": "800kbps", "delay": "100ms", "queue": 8,
+                           "forward": {"drops": {"segments": segs}}}]},
+            "flows": [{"src": "s", "dst": "k", "app": {"kind": "finite", "bytes": "50KB"}}]
+        });
+        let out = run(v);
+        let t = out.result.flows[0].detail.tcp().clone();
+        assert_eq!(t.bytes_delivered, 50_000);
+        (t.fast_retransmits, t.timeouts)
+    };
+    assert_eq!(fast("ns2"), (1, 0));
+    assert_eq!(fast("rfc6582"), (4, 0));
+}

@@ -93,7 +93,7 @@ pub struct TraceChunk {
 }
 
 /// Trace rows buffered before they are handed over (about 3–6 MB).
-pub const CHUNK_ROWS: usize = 1 << 16;
+pub const CHUNK_ROWS: usize = 1 << 15;
 
 /// Packet totals checked at the end of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

@@ -528,6 +528,16 @@ pub enum PartialAckTimerSpec {
     SlowButSteady,
 }
 
+/// The guard on a new fast retransmit after a reduction.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FrGuardSpec {
+    /// RFC 6582: the cumulative ACK covers the high mark (snd_una >= recover).
+    Rfc6582,
+    /// ns-2: `highest_ack_ > recover_` in packet numbers (one packet beyond).
+    Ns2,
+}
+
 /// How SACK blocks are laid out in an ACK's size.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -726,6 +736,10 @@ pub struct TcpSpec {
     /// window / 2 in cwnd (ssthresh stays whole).
     #[serde(default)]
     pub precision_reduce: Option<bool>,
+    /// The guard on a second fast retransmit: "rfc6582" (the ACK reaches the high mark of the
+    /// last reduction) or "ns2" (it passes it by a packet: `highest_ack_ > recover_`).
+    #[serde(default)]
+    pub fr_guard: Option<FrGuardSpec>,
     /// Duplicate-ACK threshold.
     #[serde(default)]
     pub dupthresh: Option<u32>,
@@ -808,6 +822,7 @@ impl TcpSpec {
             sack_option,
             maxburst,
             precision_reduce,
+            fr_guard,
             ful,
             ful_high,
             ful_low,

@@ -212,6 +212,9 @@ pub struct TcpConfig {
     pub ns2_window: bool,
     /// ns-2's `precision_reduce_`: halving keeps the fraction.
     pub precision_reduce: bool,
+    /// ns-2's fast-retransmit guard (`highest_ack_ > recover_`): the ACK must pass the last
+    /// reduction's high mark by a packet, not just reach it.
+    pub ns2_fr_guard: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     /// Initial RTO.

@@ -291,7 +291,7 @@ impl TcpSender {
         } else {
             self.dupacks >= self.cfg.dupthresh || first_lost
         };
-        if threshold && self.snd_una >= self.recover {
+        if threshold && self.fast_retransmit_allowed() {
             self.sack_enter(ctx);
         } else if counts && self.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
             self.lt_segments = self.dupacks.min(2);

@@ -391,7 +391,8 @@ impl TcpSender {
         self.snd_una = 1;
         self.snd_nxt = 1;
         self.snd_max = 1;
-        self.recover = 1;
+        // No loss yet: below every sequence number (ns-2's guard compares strictly).
+        self.recover = 0;
         self.rto_timer.cancel();
         let h = self.hand_over_info(ctx.now);
         self.cc.start(&self.win, &h);
@@ -927,7 +928,7 @@ impl TcpSender {
         let mss = self.win.mss as u64;
         if self.in_recovery {
             if !self.cc.owns_window() {
-                self.win.cwnd += mss; // inflation: one segment has left the network
+                self.win.inflate(mss); // one segment has left the network
             }
             self.try_send(ctx);
             return;
@@ -936,12 +937,24 @@ impl TcpSender {
             // RFC 6582 §3.2 step 1: only if the ACK covers more than `recover` (HighData,
             // the last byte sent; ours is one past it), so one window's losses cause one
             // reduction (also guards Tahoe after go-back-N).
-            if self.snd_una >= self.recover {
+            if self.fast_retransmit_allowed() {
                 self.enter_recovery(ctx);
             }
         } else if self.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
             self.lt_segments = self.dupacks.min(2);
             self.try_send(ctx);
+        }
+    }
+
+    /// The guard on a new fast retransmit: the cumulative ACK has reached `recover` (RFC
+    /// 6582), or with ns-2's rule gone beyond it by a packet (`highest_ack_ > recover_`, in
+    /// packet numbers: the packet sent last before the previous reduction is acknowledged and
+    /// so is one more).
+    pub(crate) fn fast_retransmit_allowed(&self) -> bool {
+        if self.cfg.ns2_fr_guard {
+            self.snd_una > self.recover
+        } else {
+            self.snd_una >= self.recover
         }
     }
 

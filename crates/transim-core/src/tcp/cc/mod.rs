@@ -117,6 +117,16 @@ impl Window {
         }
     }
 
+    /// Fast-recovery inflation by `bytes` (ns-2 keeps its fraction: `dupwnd_` is separate).
+    #[inline]
+    pub fn inflate(&mut self, bytes: u64) {
+        if self.ns2 {
+            self.set_pkts(self.pkts() + bytes as f64 / self.mss as f64);
+        } else {
+            self.cwnd += bytes;
+        }
+    }
+
     /// Slow-start growth for one ACK that newly acknowledged `acked` bytes:
     /// min(acked, SMSS) in bytes (RFC 5681), or one segment per ACK in packet mode.
     #[inline]
