@@ -1,6 +1,6 @@
 """Traces streamed to disk as Parquet while a run goes on, and read back.
 
-The engine hands over trace rows in chunks of about 65,000 (see ``_core.run``'s ``traces``);
+The engine hands over trace rows in chunks of about 33,000 (see ``_core.run``'s ``traces``);
 :class:`TraceWriter` appends each chunk as a row group of a Parquet file and starts a new
 part file every 256 row groups (a writer keeps each row group's metadata until it closes the
 file), so memory stays flat however long the run, and a crash loses at most the open part.

@@ -99,7 +99,7 @@ fn fail(slot: &Mutex<Option<PyErr>>, e: PyErr) {
 /// Python handle signals, and calls `progress(simulated_seconds, events)` if given: a return
 /// of False stops the run there; an exception stops it and is raised afterwards.
 ///
-/// With `traces`, trace rows are not kept: every ~65,000 rows (and at the end) the engine
+/// With `traces`, trace rows are not kept: every ~33,000 rows (and at the end) the engine
 /// calls `traces(flows, packets)` with the rows since the last call, so memory stays flat;
 /// `flow_traces` and `packet_trace` are then None.
 #[pyfunction]

@@ -92,7 +92,7 @@ pub struct TraceChunk {
     pub packets: Option<PacketTrace>,
 }
 
-/// Trace rows buffered before they are handed over (about 3–6 MB).
+/// Trace rows buffered before they are handed over (about 1.5–3 MB).
 pub const CHUNK_ROWS: usize = 1 << 15;
 
 /// Packet totals checked at the end of a run.
