@@ -184,3 +184,33 @@ fn tahoe_fires_one_fast_retransmit_per_window_with_ns2_guard() {
     assert_eq!(fast("ns2"), (1, 0));
     assert_eq!(fast("rfc6582"), (4, 0));
 }
+
+/// ns-2's NewReno window during fast recovery (cwnd_unit = "ns2"), by hand: ssthresh 8
+/// packets, segments 20 and 23 lost. The fast retransmit comes at a window of ⌊9.x⌋ = 9, so
+/// cwnd_ = ssthresh = 4 and the window is cwnd_ + dupwnd_ = 4 + 3 = 7, then +1 per duplicate
+/// ACK; the partial ACK (up to segment 22) clears dupwnd_: 4; the ACK that ends recovery
+/// clears it again and opens cwnd_ by 1/4 (4.25: four packets).
+#[test]
+fn ns2_newreno_window_through_fast_recovery() {
+    let mut v = two_node(
+        "3s",
+        json!({"recovery": "newreno", "cwnd_unit": "ns2", "initial_window": 4,
+               "initial_ssthresh": "8KB"}),
+        json!({"kind": "finite", "bytes": 60_000}),
+        json!({"drops": {"segments": [{"segment": 20}, {"segment": 23}]}}),
+    );
+    v["trace"] = json!({"flows": true});
+    let out = run(v);
+    let tr = out.flow_traces[0].as_ref().unwrap().tcp();
+    let pk = |i: usize| tr.cwnd[i] / 1000.0;
+    let una = |i: usize| (tr.snd_una[i] - 1.0) / 1000.0;
+    let fr = (0..tr.t.len()).find(|&i| tr.ssthresh[i] == 4000.0).unwrap();
+    assert_eq!(pk(fr), 7.0, "4 + 3 at the fast retransmit");
+    assert_eq!(pk(fr + 1), 8.0, "+1 per duplicate ACK");
+    let partial = (fr..tr.t.len()).find(|&i| una(i) == 22.0).unwrap();
+    assert_eq!(pk(partial), 4.0, "a partial ACK clears dupwnd_");
+    assert_eq!(pk(partial + 1), 5.0);
+    let exit = (partial..tr.t.len()).find(|&i| una(i) >= 28.0).unwrap();
+    assert_eq!(pk(exit), 4.0, "cwnd_ 4 + 1/4 at the end of recovery");
+    assert_eq!(out.result.flows[0].detail.tcp().fast_retransmits, 1);
+}

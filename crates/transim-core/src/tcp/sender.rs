@@ -142,6 +142,9 @@ pub struct TcpSender {
     pub(crate) in_recovery: bool,
     pub(crate) recover: u64,
     pub(crate) partial_seen: bool,
+    /// ns-2 arithmetic: cwnd_ during fast recovery (the halved window, without the
+    /// duplicate-ACK window `dupwnd_` ns-2 keeps beside it).
+    pub(crate) ns2_recovery_cwnd: f64,
     pub(crate) gbn: Option<RtxKind>,
     pub(crate) rtx: VecDeque<SentSeg>,
     /// RTT estimator and RTO.
@@ -226,6 +229,7 @@ impl TcpSender {
             in_recovery: false,
             recover: 0,
             partial_seen: false,
+            ns2_recovery_cwnd: 0.0,
             gbn: None,
             rtx: VecDeque::new(),
             rtt,
@@ -544,8 +548,15 @@ impl TcpSender {
             return;
         }
         let mut burst = 0u32;
+        // ns-2's NewReno sends at most two segments per ACK while in fast recovery
+        // (`send_much(0, 0, 2)`), whatever maxburst_ says.
+        let cap = if self.win.ns2 && self.in_recovery && self.cfg.recovery == Recovery::NewReno {
+            Some(self.cfg.maxburst.unwrap_or(2).min(2))
+        } else {
+            self.cfg.maxburst
+        };
         loop {
-            if self.cfg.maxburst.is_some_and(|m| burst >= m) {
+            if cap.is_some_and(|m| burst >= m) {
                 break; // ns-2's maxburst_: at most this many segments per send
             }
             let (start, len, fin, kind) = if self.snd_nxt < self.snd_max {
@@ -875,7 +886,23 @@ impl TcpSender {
         let mss = self.win.mss as u64;
         let mut restart_timer = true;
         let owns = self.cc.owns_window();
-        if self.in_recovery {
+        if self.in_recovery && self.win.ns2 && !owns {
+            // ns-2's Reno/NewReno: the window is cwnd_ + dupwnd_; a partial ACK (NewReno)
+            // clears dupwnd_ and resends the next hole, the ACK that ends recovery clears it
+            // and opens cwnd_ as any new ACK does.
+            self.win.set_pkts(self.ns2_recovery_cwnd);
+            if self.cfg.recovery == Recovery::NewReno && ack < self.recover {
+                self.retransmit_first(ctx);
+                restart_timer = match self.cfg.partial_ack_timer {
+                    PartialAckTimer::Impatient => !self.partial_seen,
+                    PartialAckTimer::SlowButSteady => true,
+                };
+                self.partial_seen = true;
+            } else {
+                self.in_recovery = false;
+                self.cc.on_ack(&mut self.win, &info);
+            }
+        } else if self.in_recovery {
             match self.cfg.recovery {
                 Recovery::NewReno if ack < self.recover => {
                     // Partial ACK: retransmit the next hole, deflate by the amount acked and
@@ -987,6 +1014,7 @@ impl TcpSender {
             Recovery::Reno | Recovery::NewReno => {
                 self.retransmit_first(ctx);
                 if !self.cc.owns_window() {
+                    self.ns2_recovery_cwnd = self.win.ns2_half(base).max(1.0);
                     self.win.halve(base, 3);
                 }
                 self.in_recovery = true;
