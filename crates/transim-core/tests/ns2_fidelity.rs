@@ -214,3 +214,24 @@ fn ns2_newreno_window_through_fast_recovery() {
     assert_eq!(pk(exit), 4.0, "cwnd_ 4 + 1/4 at the end of recovery");
     assert_eq!(out.result.flows[0].detail.tcp().fast_retransmits, 1);
 }
+
+/// ns-2's one-way handshake: a 40-byte SYN and reply (40 µs each on 8 Mb/s) and no third-leg
+/// ACK, so the first segment reaches the sink at 2 × (40 µs + 10 ms) + 1040 µs + 10 ms =
+/// 31.120 ms. The RFC handshake: a 48-byte SYN and SYN-ACK (MSS and window-scale options),
+/// then the 40-byte ACK ahead of the data: 2 × 10.048 + 0.040 + 1.040 + 10 = 31.176 ms.
+#[test]
+fn ns2_handshake_is_bare_and_has_no_third_ack() {
+    let first_arrival = |handshake: &str| {
+        let mut v = two_node(
+            "1s",
+            json!({"handshake": handshake}),
+            json!({"kind": "finite", "bytes": 1000}),
+            json!({}),
+        );
+        v["trace"] = json!({"packets": true});
+        let pt = run(v).packet_trace.unwrap();
+        data_arrivals(&pt)[0].0
+    };
+    assert_eq!(first_arrival("ns2"), 31_120_000);
+    assert_eq!(first_arrival("rfc"), 31_176_000);
+}

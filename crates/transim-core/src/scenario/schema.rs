@@ -528,6 +528,16 @@ pub enum PartialAckTimerSpec {
     SlowButSteady,
 }
 
+/// How a connection is set up.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum HandshakeSpec {
+    /// Three-way handshake with options on the SYN and SYN-ACK.
+    Rfc,
+    /// ns-2's one-way TCP: 40-byte SYN and reply, no third-leg ACK.
+    Ns2,
+}
+
 /// The guard on a new fast retransmit after a reduction.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -740,6 +750,10 @@ pub struct TcpSpec {
     /// last reduction) or "ns2" (it passes it by a packet: `highest_ack_ > recover_`).
     #[serde(default)]
     pub fr_guard: Option<FrGuardSpec>,
+    /// The connection set-up: "rfc" (SYN and SYN-ACK with options, then a third-leg ACK) or
+    /// "ns2" (ns-2's one-way agent: 40-byte SYN and reply, no third-leg ACK).
+    #[serde(default)]
+    pub handshake: Option<HandshakeSpec>,
     /// Duplicate-ACK threshold.
     #[serde(default)]
     pub dupthresh: Option<u32>,
@@ -823,6 +837,7 @@ impl TcpSpec {
             maxburst,
             precision_reduce,
             fr_guard,
+            handshake,
             ful,
             ful_high,
             ful_low,

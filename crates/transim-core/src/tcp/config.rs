@@ -215,6 +215,9 @@ pub struct TcpConfig {
     /// ns-2's fast-retransmit guard (`highest_ack_ > recover_`): the ACK must pass the last
     /// reduction's high mark by a packet, not just reach it.
     pub ns2_fr_guard: bool,
+    /// ns-2's one-way handshake: a 40-byte SYN and reply without options, and no third-leg
+    /// ACK (data follows the reply at once).
+    pub ns2_handshake: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     /// Initial RTO.
@@ -240,6 +243,9 @@ impl TcpConfig {
     /// Option bytes on a SYN or SYN-ACK: MSS 4, SACK-permitted 2, timestamps 10, window
     /// scale 3, padded to a multiple of 4.
     pub fn syn_option_bytes(&self) -> u32 {
+        if self.ns2_handshake {
+            return 0; // ns-2's one-way agent: a bare 40-byte SYN
+        }
         let raw: u32 = 4
             + if self.sack { 2 } else { 0 }
             + if self.timestamps { 10 } else { 0 }

@@ -400,7 +400,9 @@ impl TcpSender {
         self.rto_timer.cancel();
         let h = self.hand_over_info(ctx.now);
         self.cc.start(&self.win, &h);
-        self.send_pure_ack(1, ctx);
+        if !self.cfg.ns2_handshake {
+            self.send_pure_ack(1, ctx); // ns-2's one-way agent sends data at once instead
+        }
         self.try_send(ctx);
         self.record(ctx.now);
     }

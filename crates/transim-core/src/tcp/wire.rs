@@ -59,7 +59,9 @@ pub fn render(
         h.acknowledgment_number = peer_isn.wrapping_add(seg.ack as u32);
     }
     let mut opt = Vec::with_capacity(40);
-    if syn {
+    if syn && cfg.ns2_handshake {
+        // ns-2's one-way agent: a bare SYN and reply.
+    } else if syn {
         opt.extend_from_slice(&[2, 4]);
         opt.extend_from_slice(&seg.opt_mss.to_be_bytes());
         let ts = cfg.timestamps;
