@@ -316,11 +316,13 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
         "the uplink buffer is full and cleared at half; the notification always fits (a "
         "one-packet reserve); the receiver withholds ACKs while FUL is raised.",
         "",
-        "Finding: FUL removes the uplink ACK drops in every case. It improves goodput where "
-        "lost ACKs cost standard TCP timeouts and stalls — several flows and long round trips "
-        "(the sensitivity figure) — but costs a few percent when one flow's ACKs are merely "
-        "thinned: cumulative ACKs make a dropped ACK cheap, while each freeze idles the "
-        "downlink. The paper's single-flow gain does not appear with our choices.",
+        "Finding: FUL removes the uplink ACK drops in every case. Its effect on goodput is "
+        "mixed in our model: it gains with long round trips or large uplink buffers (the "
+        "sensitivity tables) and loses a few to tens of percent elsewhere — cumulative ACKs "
+        "make a dropped ACK cheap while each freeze idles the downlink, and with ns-2's "
+        "fast-retransmit guard (the ns2 profile) standard Tahoe no longer fires a fast "
+        "retransmit per hole, which is what FUL used to spare it. The paper's gains do not "
+        "appear with our choices.",
     ]
     for title, body in sections:
         md += ["", f"### {title}", "", body]
