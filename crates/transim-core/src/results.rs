@@ -57,7 +57,7 @@ pub struct FlowResult {
 }
 
 /// Link directions from `a` to `b` along the routes.
-fn route(sim: &Simulation, mut a: u32, b: u32) -> Vec<usize> {
+pub(crate) fn route(sim: &Simulation, mut a: u32, b: u32) -> Vec<usize> {
     let mut out = vec![];
     while a != b && out.len() <= sim.links.len() {
         let l = sim.routes[a as usize][b as usize] as usize;

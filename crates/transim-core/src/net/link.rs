@@ -110,7 +110,9 @@ pub struct Link {
     sched: Option<Sched>,
     /// ns-2's DropTail rule: the arriving packet counts against the limit, so a limit of L
     /// admits L − 1 waiting packets (and a limit of 1 none, even on an idle link).
-    pub ns2_limit: bool,
+    ns2_limit: bool,
+    /// Some check runs before the queue (ns-2's limit, a scripted drop at the enqueue).
+    before_queue: bool,
     /// Scheduler path: the packet being serialised.
     current: Option<Packet>,
     /// Counters.
@@ -137,6 +139,7 @@ impl Link {
         rng: Rng,
         sched: Option<Sched>,
     ) -> Self {
+        let before_queue = script.at_enqueue;
         Link {
             id,
             from,
@@ -159,6 +162,7 @@ impl Link {
             tx_cache: [(u32::MAX, 0); 2],
             sched,
             ns2_limit: false,
+            before_queue,
             current: None,
             stats: LinkStats::default(),
             cells: false,
@@ -295,10 +299,7 @@ impl Link {
         if self.port.is_some() && !self.port_admits(now, &mut p, dropped) {
             return;
         }
-        if self.script.at_enqueue && self.script.matches(self.stats.packets_in, &p) {
-            // ns-2's error module in front of the queue: the packet never uses the link.
-            self.stats.drops[DropCause::Script.index()] += 1;
-            dropped.push((p, DropCause::Script));
+        if self.before_queue && !self.admit_before_queue(&p, dropped) {
             return;
         }
         if self.sched.is_some() {
@@ -307,11 +308,10 @@ impl Link {
         }
         let size = p.wire + self.overhead;
         let busy = self.busy_until > now;
-        if (busy || self.ns2_limit) && !p.is_ful() {
-            let arriving = self.ns2_limit as u64;
+        if busy && !p.is_ful() {
             let full = match self.limit {
-                QueueLimit::Packets(n) => self.waiting.len() as u64 + arriving >= n,
-                QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 + arriving > b,
+                QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
+                QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 > b,
             };
             if full {
                 self.stats.drops[DropCause::Queue.index()] += 1;
@@ -333,6 +333,40 @@ impl Link {
             self.note_queue_peak();
         }
         self.put_on_line(end + self.delay, p, events);
+    }
+
+    /// The rarely used checks before the queue: a scripted drop placed at the enqueue
+    /// (ns-2's error module: the packet never uses the link) and ns-2's DropTail rule, which
+    /// counts the arriving packet against the limit, also on an idle link. (A packet it
+    /// admits always passes the ordinary check after it.)
+    #[cold]
+    #[inline(never)]
+    fn admit_before_queue(&mut self, p: &Packet, dropped: &mut Vec<(Packet, DropCause)>) -> bool {
+        let cause = if self.script.at_enqueue && self.script.matches(self.stats.packets_in, p) {
+            DropCause::Script
+        } else if self.ns2_limit && !p.is_ful() && self.ns2_full(p) {
+            DropCause::Queue
+        } else {
+            return true;
+        };
+        self.stats.drops[cause.index()] += 1;
+        dropped.push((*p, cause));
+        false
+    }
+
+    /// ns-2's `length + 1 >= limit` (bytes: `length + size >= limit`).
+    /// (After `advance(now)` an idle link has nothing waiting.)
+    fn ns2_full(&self, p: &Packet) -> bool {
+        match self.limit {
+            QueueLimit::Packets(n) => self.waiting.len() as u64 + 1 >= n,
+            QueueLimit::Bytes(b) => self.waiting_bytes + (p.wire + self.overhead) as u64 >= b,
+        }
+    }
+
+    /// Use ns-2's DropTail rule for the queue limit.
+    pub fn use_ns2_limit(&mut self) {
+        self.ns2_limit = true;
+        self.before_queue = true;
     }
 
     /// An ATM switch port decides whether it takes the cell (it may mark it).

@@ -76,7 +76,9 @@ impl Net {
         let mut link = Link::new(
             id, from, to, d.rate, d.delay, d.queue, d.loss, d.script, d.overhead, rng, d.sched,
         );
-        link.ns2_limit = d.ns2_limit;
+        if d.ns2_limit {
+            link.use_ns2_limit();
+        }
         self.links.push(link);
         self.link_names.push(name);
         self.queue_given.push(d.queue_given);

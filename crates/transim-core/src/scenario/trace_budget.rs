@@ -4,7 +4,7 @@
 
 use super::error::ScenarioError;
 use super::schema::Scenario;
-use crate::engine::{Simulation, NO_ROUTE};
+use crate::engine::Simulation;
 use crate::sim::Time;
 use crate::tcp::trace::FLOW_ROW_BYTES;
 use crate::trace::{TraceWindow, PACKET_ROW_BYTES};
@@ -131,26 +131,19 @@ pub fn estimate(sc: &Scenario, sim: &Simulation) -> (u64, u64) {
 /// propagation delays plus one full packet's serialisation per hop each way (so a path of
 /// zero-delay links still has a finite round trip).
 fn path_facts(sim: &Simulation, src: u32, dst: u32) -> Option<(u32, crate::sim::Time)> {
-    let mut node = src;
-    let mut best: Option<u32> = None;
-    let mut rtt: crate::sim::Time = 0;
-    for _ in 0..sim.links.len() {
-        if node == dst {
-            break;
-        }
-        let l = *sim.routes.get(node as usize)?.get(dst as usize)?;
-        if l == NO_ROUTE {
-            return None;
-        }
-        let link = &sim.links[l as usize];
-        if best.is_none_or(|b| link.rate_bps < sim.links[b as usize].rate_bps) {
-            best = Some(l);
-        }
-        let tx = (1500.0 * 8.0 / link.rate_bps * 1e9) as crate::sim::Time;
-        rtt = rtt.saturating_add(2 * link.delay + 2 * tx);
-        node = link.to;
-    }
-    best.map(|b| (b, rtt.max(1)))
+    let hops = crate::results::route(sim, src, dst);
+    let narrowest = hops
+        .iter()
+        .copied()
+        .min_by(|&a, &b| sim.links[a].rate_bps.total_cmp(&sim.links[b].rate_bps))?;
+    let rtt: crate::sim::Time = hops
+        .iter()
+        .map(|&l| {
+            let link = &sim.links[l];
+            2 * link.delay + 2 * (1500.0 * 8.0 / link.rate_bps * 1e9) as crate::sim::Time
+        })
+        .sum();
+    Some((narrowest as u32, rtt.max(1)))
 }
 
 /// Refuse a run whose traces would exceed `trace.max_bytes`.
