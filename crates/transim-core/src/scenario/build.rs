@@ -523,6 +523,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         }
     }
     let mut flows: Vec<Flow> = Vec::with_capacity(n);
+    let traced = super::trace_budget::flow_windows(sc)?;
     for (i, f) in sc.flows.iter().enumerate() {
         let end = sc.duration.0;
         if let Some(t) = f.start.filter(|t| t.0 >= end) {
@@ -548,8 +549,17 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             }
         }
         let transport = match f.protocol {
-            Protocol::Tcp => super::build_tcp::connection(sc, i, endpoints[i], &net, &routes)?,
-            Protocol::Sctp => super::build_sctp::association(sc, i, endpoints[i], &net, &routes)?,
+            Protocol::Tcp => {
+                super::build_tcp::connection(sc, i, endpoints[i], &net, &routes, traced[i])?
+            }
+            Protocol::Sctp => super::build_sctp::association(
+                sc,
+                i,
+                endpoints[i],
+                &net,
+                &routes,
+                traced[i].is_some(),
+            )?,
         };
         flows.push(Flow::new(
             f.name.clone().unwrap_or_else(|| format!("flow{i}")),

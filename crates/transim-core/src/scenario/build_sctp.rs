@@ -105,6 +105,7 @@ pub(super) fn association(
     (s, d): (u32, u32),
     net: &Net,
     routes: &[Vec<u32>],
+    trace: bool,
 ) -> Result<Box<dyn Transport>, ScenarioError> {
     let f = &sc.flows[i];
     let why = "for an SCTP flow (protocol = \"sctp\")";
@@ -162,7 +163,6 @@ pub(super) fn association(
         .map(|&(a, b)| (net.names[a as usize].clone(), net.names[b as usize].clone()))
         .collect();
     let paths = pairs.iter().map(|&(a, b)| Path::new(a, b, &cfg)).collect();
-    let trace = super::trace_budget::flow_window(sc, i)?.is_some();
     let sender = SctpSender::new(cfg.clone(), i as u32, paths, &messages, bulk, trace);
     let receiver = SctpReceiver::new(cfg, i as u32, trace);
     Ok(Box::new(SctpAssociation::new(sender, receiver, names)))

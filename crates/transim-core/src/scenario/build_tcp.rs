@@ -23,6 +23,7 @@ pub(super) fn connection(
     (s, d): (u32, u32),
     net: &Net,
     routes: &[Vec<u32>],
+    trace: Option<crate::trace::TraceWindow>,
 ) -> Result<Box<dyn Transport>, ScenarioError> {
     let f = &sc.flows[i];
     let why = "for a TCP flow (protocol = \"tcp\")";
@@ -76,14 +77,7 @@ pub(super) fn connection(
             ),
         ));
     }
-    let mut sender = TcpSender::new(
-        cfg.clone(),
-        i as u32,
-        s,
-        d,
-        app_bytes,
-        super::trace_budget::flow_window(sc, i)?,
-    );
+    let mut sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, trace);
     if let (AppKind::Bulk, Some(piece)) = (f.app.kind, f.app.piece) {
         let p = format!("flows[{i}].app.piece");
         if cfg.packetization != Packetization::Stream {

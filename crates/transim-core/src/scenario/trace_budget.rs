@@ -61,12 +61,17 @@ pub(super) fn selected(sc: &Scenario) -> Result<Option<Vec<bool>>, ScenarioError
     Ok(Some(keep))
 }
 
-/// Whether flow `i` keeps a per-flow series, and with which window.
-pub(super) fn flow_window(sc: &Scenario, i: usize) -> Result<Option<TraceWindow>, ScenarioError> {
-    if !sc.trace.flows || !selected(sc)?.is_none_or(|k| k[i]) {
-        return Ok(None);
+/// Per flow, the window its per-flow series keeps (None: not traced). Computed once for all
+/// flows.
+pub(super) fn flow_windows(sc: &Scenario) -> Result<Vec<Option<TraceWindow>>, ScenarioError> {
+    if !sc.trace.flows {
+        return Ok(vec![None; sc.flows.len()]);
     }
-    window(sc).map(Some)
+    let w = window(sc)?;
+    Ok(match selected(sc)? {
+        Some(keep) => keep.into_iter().map(|k| k.then_some(w)).collect(),
+        None => vec![Some(w); sc.flows.len()],
+    })
 }
 
 /// Estimated size of the traces in bytes, and the number of rows.
