@@ -82,8 +82,19 @@ fn asymmetric(ful: bool, uplink_qdisc: &str) -> transim_core::results::FlowResul
 
 #[test]
 fn ful_stops_ack_drops_at_the_uplink_buffer() {
-    let standard = asymmetric(false, "droptail");
-    let ful = asymmetric(true, "droptail");
+    check_ful_stops_ack_drops("droptail");
+}
+
+/// Under ns-2's DropTail rule the buffer is full one packet earlier (limit − 1 waiting): FUL
+/// must see that, or it never fires while the buffer drops ACKs.
+#[test]
+fn ful_stops_ack_drops_with_the_ns2_queue_rule() {
+    check_ful_stops_ack_drops("droptail_ns2");
+}
+
+fn check_ful_stops_ack_drops(qdisc: &str) {
+    let standard = asymmetric(false, qdisc);
+    let ful = asymmetric(true, qdisc);
     assert!(
         standard.detail.tcp().ack_drops_uplink > 100,
         "the scenario must overflow the uplink: {}",

@@ -4,6 +4,8 @@
 ``transim reproduce ful [--scale quick|paper]`` runs, from ``scenarios/studies/ful/``:
 
 1. one TCP Tahoe flow, 3.5 s, 8 Mbps down and 128 or 64 kbps up: standard vs FUL goodput;
+   1b. the same flow with ns-2's defaults (20-packet window, 40-byte ACKs, no ATM framing,
+   50-packet queues) and three uplink buffers, in packets delivered against the paper's;
 2. the 5-flow "multi-split" download over 8 Mbps / 384 kbps with FQ on the downlink: total
    goodput, ACK-drop rate at the receiver's uplink buffer, packets sent per flow in 3 s,
    sequence plots, and the first timeout / first FUL;
@@ -35,6 +37,8 @@ from .runner import Job, RunStore, run_jobs  # noqa: E402
 
 SCENARIOS = resource("scenarios", "studies", "ful")
 PAPER_SINGLE = {"128kbps": (1828.57, 1952.0), "64kbps": (944.0, 1069.71)}  # kb/s: standard, FUL
+PAPER_PACKETS = {"128kbps": (800, 854), "64kbps": (413, 468)}  # the goodputs x 3.5 s / 8000 bits
+NS2_UPLINK_BUFFERS = (50, 5, 3)  # ns-2's default queue limit, then two small modem buffers
 PAPER_MULTI = {"gain": 14.57, "ack_drop": (5.24, 0.05), "sent34": ((596, 205), (600, 517))}
 
 
@@ -116,6 +120,92 @@ def single_flow(store: RunStore, jobs_parallel: int | None) -> tuple[str, list[F
             )
         )
     return "\n".join(lines), findings
+
+
+def ns2_defaults(doc: dict[str, Any], uplink_buffer: int) -> dict[str, Any]:
+    """The single-flow set-up with ns-2's defaults of the paper's time instead of our ADSL
+    choices: `window_ 20` (a 20-packet receive window), 40-byte ACKs and 1040-byte data
+    packets without ATM framing, 50-packet DropTail queues with ns-2's limit rule
+    (`droptail_ns2`), and the given uplink buffer (50 is ns-2's default)."""
+    out = copy.deepcopy(doc)
+    out["tcp"]["rcv_buf"] = f"{20 * 1000}B"
+    for link in out["topology"]["links"]:
+        link["queue"] = 50
+        link["qdisc"] = "droptail_ns2"
+        for side in ("forward", "reverse"):
+            if side in link:
+                link[side].pop("overhead", None)
+    access(out)["reverse"]["queue"] = uplink_buffer
+    return out
+
+
+def packets_in(summary: dict[str, Any], seconds: float = 3.5) -> int:
+    """Whole 1000-byte packets delivered in the run (the unit of the paper's goodputs)."""
+    return round(sum(f["goodput_bps"] for f in summary["flows"]) * seconds / 8000)
+
+
+def single_flow_ns2(store: RunStore, jobs_parallel: int | None) -> tuple[str, list[Finding]]:
+    base = load("single-flow.toml")
+    jobs = []
+    for up in PAPER_PACKETS:
+        for b in NS2_UPLINK_BUFFERS:
+            for ful in (False, True):
+                doc = ns2_defaults(variant(base, ful), b)
+                access(doc)["reverse"]["rate"] = up
+                jobs.append(Job({"set-up": "ns2", "uplink": up, "buffer": b, "ful": ful}, doc))
+    res = {
+        (j.label["uplink"], j.label["buffer"], j.label["ful"]): (packets_in(s), totals(s))
+        for j, s in run_jobs(jobs, store, "single flow, ns-2 defaults", jobs_parallel)
+    }
+    lines = [
+        "| uplink | uplink buffer | standard: packets | paper | first timeout | ACK drops | "
+        "FUL: packets | paper | first timeout | FUL raised |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for up, (p_std, p_ful) in PAPER_PACKETS.items():
+        for b in NS2_UPLINK_BUFFERS:
+            (ns, s), (nf, f) = res[(up, b, False)], res[(up, b, True)]
+            lines.append(
+                f"| {up} | {b} | {ns} | {p_std} | {fmt_t(s['first_timeout'])} | "
+                f"{s['ack_drops']} | {nf} | {p_ful} | {fmt_t(f['first_timeout'])} | "
+                f"{fmt_t(f['first_ful'])} |"
+            )
+    findings = []
+    for up, (p_std, p_ful) in PAPER_PACKETS.items():
+        gains = {
+            b: 100 * (res[(up, b, True)][0] / res[(up, b, False)][0] - 1)
+            for b in NS2_UPLINK_BUFFERS
+        }
+        best = max(gains.values())
+        findings.append(
+            Finding(
+                f"one flow, {up} up, ns-2 defaults: FUL gain in packets (%), best uplink buffer",
+                round(100 * (p_ful / p_std - 1), 2),
+                round(best, 1),
+                "reproduced"
+                if close(best, 100 * (p_ful / p_std - 1), 0.5)
+                else "partly"
+                if best > 0
+                else "not reproduced",
+                "with a 20-packet window the uplink overflows only below ~20 packets; ACK "
+                "losses then shorten the round trip instead of causing timeouts",
+            )
+        )
+    note = (
+        "The paper's goodputs are whole packets over 3.5 s (800 and 854 at 128 kbps, 413 and "
+        "468 at 64 kbps) and halve with the uplink rate, so its flow was limited by the ACK "
+        "clock or the window. Here the same flow runs with ns-2's defaults of the paper's "
+        "time (a 20-packet window, 40-byte ACKs, no ATM framing, 50-packet DropTail queues "
+        "with ns-2's limit rule) and three uplink buffers: 50 packets (ns-2's default) never "
+        "overflows, since at most 20 ACKs are outstanding; 5 and 3 packets do. The paper's "
+        "standard TCP times out at about 0.2 s from ACK losses; with cumulative ACKs and one "
+        "ACK per packet ours never does, because a timeout needs every ACK of a window lost. "
+        "Smaller uplink buffers even help standard TCP at 64 kbps (the ACKs queue less, so "
+        "the round trip and the window-limited rate improve), and FUL's freezes cost more "
+        "than the drops they avoid. Neither set-up reproduces the paper's packet counts: the "
+        "paper's loss of whole windows of ACKs must come from a set-up it does not describe."
+    )
+    return note + "\n\n" + "\n".join(lines), findings
 
 
 def sequence_plot(runs: dict[bool, Any], path: Path) -> None:
@@ -294,10 +384,12 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
     out.mkdir(parents=True, exist_ok=True)
     store = RunStore.open(out / "runs.sqlite")
     single_md, single_f = single_flow(store, jobs_parallel)
+    ns2_md, ns2_f = single_flow_ns2(store, jobs_parallel)
     multi_md, multi_f = multi_split(out)
-    write_findings(out, multi_f + single_f)
+    write_findings(out, multi_f + single_f + ns2_f)
     sections = [
         ("1. One flow, TCP Tahoe, 3.5 s, 8 Mbps down", single_md),
+        ("1b. The same flow with ns-2's defaults (a second set-up)", ns2_md),
         ("2. Multi-split download: 5 flows, 8 Mbps / 384 kbps, FQ downlink, 3 s", multi_md),
         (
             "3. Sensitivity to the uplink buffer and the delay",

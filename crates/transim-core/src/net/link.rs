@@ -260,9 +260,12 @@ impl Link {
         }
     }
 
-    /// The queue limit in packets, when it is given in packets.
+    /// How many packets may wait, when the limit is given in packets: the limit itself, or
+    /// one fewer under ns-2's DropTail rule (`qdisc = "droptail_ns2"`), which drops an arrival
+    /// once `limit − 1` packets wait.
     pub fn limit_packets(&self) -> Option<u64> {
         match self.limit {
+            QueueLimit::Packets(n) if self.ns2_limit => Some(n.saturating_sub(1)),
             QueueLimit::Packets(n) => Some(n),
             QueueLimit::Bytes(_) => None,
         }
