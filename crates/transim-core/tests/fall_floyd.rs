@@ -2,6 +2,9 @@
 //! Sack1 (plus RFC 6675): an 8 Mbps feeder and an 800 kbps, 100 ms bottleneck with a queue of
 //! 8 packets, ns-2 defaults (1000-byte packets, ACK per packet), and one to four packets
 //! dropped from one window (segments 16, 18, 20, 22 of the slow-start round of 16).
+//! NewReno restarts its timer on every partial ACK here ("slow but steady"): with ns-2.35's
+//! own default (only the first partial ACK) three or more holes end in a timeout, as the
+//! nanosecond timelines in `tests/test_ns2_timelines.py` show.
 
 mod common;
 use common::*;
@@ -24,7 +27,8 @@ fn fall_floyd(recovery: &str, drops: usize) -> Outcome {
         .collect();
     let v = json!({
         "duration": "20s", "seed": 1,
-        "tcp": {"profile": "ns2", "recovery": recovery, "rcv_buf": "30KB"},
+        "tcp": {"profile": "ns2", "recovery": recovery, "rcv_buf": "30KB",
+                "partial_ack_timer": "slow_but_steady"},
         "topology": {"kind": "explicit", "nodes": ["s", "r", "k"],
             "links": [{"between": ["s", "r"], "rate": "8Mbps", "queue": 100},
                       {"between": ["r", "k"], "rate": "800kbps", "delay": "100ms", "queue": 8,

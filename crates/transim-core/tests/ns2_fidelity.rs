@@ -185,11 +185,13 @@ fn tahoe_fires_one_fast_retransmit_per_window_with_ns2_guard() {
     assert_eq!(fast("rfc6582"), (4, 0));
 }
 
-/// ns-2's NewReno window during fast recovery (cwnd_unit = "ns2"), by hand: ssthresh 8
-/// packets, segments 20 and 23 lost. The fast retransmit comes at a window of ⌊9.x⌋ = 9, so
-/// cwnd_ = ssthresh = 4 and the window is cwnd_ + dupwnd_ = 4 + 3 = 7, then +1 per duplicate
-/// ACK; the partial ACK (up to segment 22) clears dupwnd_: 4; the ACK that ends recovery
-/// clears it again and opens cwnd_ by 1/4 (4.25: four packets).
+/// ns-2's NewReno window during fast recovery (cwnd_unit = "ns2", ns-2.35's defaults
+/// precisionReduce_ and partial_window_deflation_), by hand: ssthresh 8 packets, segments 20
+/// and 23 lost. The fast retransmit comes at a window of 9.x, so ssthresh = ⌊9.x / 2⌋ = 4,
+/// cwnd_ = 4.x and the window is ⌊cwnd_⌋ + dupwnd_ = 4 + 3 = 7, then +1 per duplicate ACK
+/// (four of them: 11); the partial ACK (segments 20–22, three packets) deflates dupwnd_ 7 by
+/// 3 − 1: 4 + 5 = 9; the ACK that ends recovery clears dupwnd_ and opens cwnd_ by 1/4.x
+/// (still four packets).
 #[test]
 fn ns2_newreno_window_through_fast_recovery() {
     let mut v = two_node(
@@ -208,8 +210,17 @@ fn ns2_newreno_window_through_fast_recovery() {
     assert_eq!(pk(fr), 7.0, "4 + 3 at the fast retransmit");
     assert_eq!(pk(fr + 1), 8.0, "+1 per duplicate ACK");
     let partial = (fr..tr.t.len()).find(|&i| una(i) == 22.0).unwrap();
-    assert_eq!(pk(partial), 4.0, "a partial ACK clears dupwnd_");
-    assert_eq!(pk(partial + 1), 5.0);
+    assert_eq!(
+        pk(partial - 1),
+        11.0,
+        "four duplicate ACKs after the fast retransmit"
+    );
+    assert_eq!(
+        pk(partial),
+        9.0,
+        "a partial ACK of 3 packets deflates dupwnd_ by 2"
+    );
+    assert_eq!(pk(partial + 1), 10.0);
     let exit = (partial..tr.t.len()).find(|&i| una(i) >= 28.0).unwrap();
     assert_eq!(pk(exit), 4.0, "cwnd_ 4 + 1/4 at the end of recovery");
     assert_eq!(out.result.flows[0].detail.tcp().fast_retransmits, 1);

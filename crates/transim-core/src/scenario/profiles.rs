@@ -302,7 +302,10 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             CwndUnitSpec::Packets | CwndUnitSpec::Ns2 => CwndUnit::Packets,
         },
         ns2_window: cwnd_unit == CwndUnitSpec::Ns2,
-        precision_reduce: spec.precision_reduce.unwrap_or(false),
+        // ns-2.35's precisionReduce_ default (true since 2006) goes with its arithmetic.
+        precision_reduce: spec
+            .precision_reduce
+            .unwrap_or(cwnd_unit == CwndUnitSpec::Ns2),
         ns2_fr_guard: spec.fr_guard.unwrap_or(d.fr_guard) == FrGuardSpec::Ns2,
         ns2_handshake: spec.handshake.unwrap_or(d.handshake) == HandshakeSpec::Ns2,
         halving_base: match spec.halving_base.unwrap_or(d.halving) {
@@ -428,7 +431,8 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
             },
         ),
         // ns-2.35 Agent/TCP defaults: packetSize_ 1000, window_ 20, windowInit_ 2, no
-        // delayed ACK (TCPSink), tcpTick_ 10 ms, minrto_ 0.2 s, rtxcur_init_ 3 s.
+        // delayed ACK (TCPSink), tcpTick_ 10 ms, minrto_ 0.2 s, rtxcur_init_ 3 s,
+        // singledup_ 1, precisionReduce_ true, TCP/Newreno newreno_changes1_ 1.
         Profile::Ns2 => (
             "ns2",
             Defaults {
@@ -445,7 +449,8 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 nagle: NagleSpec::Off,
                 packetization: PacketizationSpec::Stream,
                 limited_transmit: true,
-                partial_ack_timer: PartialAckTimerSpec::SlowButSteady,
+                // newreno_changes1_ 1: only the first partial ACK restarts the timer.
+                partial_ack_timer: PartialAckTimerSpec::Impatient,
                 sack_option: SackOptionSpec::Ns2,
                 fr_guard: FrGuardSpec::Ns2,
                 handshake: HandshakeSpec::Ns2,

@@ -477,7 +477,13 @@ impl TcpSender {
     /// applies to new data only (RFC 3042).
     #[inline]
     fn cwnd_allows(&self, len: u64, new_data: bool) -> bool {
-        let lt = if new_data { self.lt_segments as u64 } else { 0 };
+        // Limited Transmit sends new data only (RFC 3042); ns-2's `send_one` sends whatever
+        // `t_seqno_` points at, so after a go-back-N it resends old segments too.
+        let lt = if new_data || self.win.ns2 {
+            self.lt_segments as u64
+        } else {
+            0
+        };
         match self.cfg.cwnd_unit {
             CwndUnit::Bytes => self.flight() + len <= self.win.cwnd + lt * self.win.mss as u64,
             CwndUnit::Packets => self.flight_segments() < self.win.segments() + lt,
@@ -889,11 +895,24 @@ impl TcpSender {
         let mut restart_timer = true;
         let owns = self.cc.owns_window();
         if self.in_recovery && self.win.ns2 && !owns {
-            // ns-2's Reno/NewReno: the window is cwnd_ + dupwnd_; a partial ACK (NewReno)
-            // clears dupwnd_ and resends the next hole, the ACK that ends recovery clears it
+            // ns-2's Reno/NewReno: the window is cwnd_ + dupwnd_. A NewReno partial ACK
+            // deflates it by the packets acknowledged less one (partial_window_deflation_,
+            // ns-2.35's default: dupwnd_ gives them up first, keeping at least one, then
+            // cwnd_) and resends the next hole; the ACK that ends recovery clears dupwnd_
             // and opens cwnd_ as any new ACK does.
-            self.win.set_pkts(self.ns2_recovery_cwnd);
             if self.cfg.recovery == Recovery::NewReno && ack < self.recover {
+                let mut cwnd = self.ns2_recovery_cwnd;
+                let mut dupwnd = (self.win.pkts() - cwnd).round().max(0.0);
+                let deflate = (acked_data / mss) as f64;
+                if dupwnd > deflate {
+                    dupwnd -= deflate - 1.0;
+                } else {
+                    cwnd -= deflate - dupwnd;
+                    dupwnd = 1.0;
+                }
+                cwnd = cwnd.max(1.0);
+                self.ns2_recovery_cwnd = cwnd;
+                self.win.set_pkts(cwnd + dupwnd);
                 self.retransmit_first(ctx);
                 restart_timer = match self.cfg.partial_ack_timer {
                     PartialAckTimer::Impatient => !self.partial_seen,
@@ -901,6 +920,7 @@ impl TcpSender {
                 };
                 self.partial_seen = true;
             } else {
+                self.win.set_pkts(self.ns2_recovery_cwnd);
                 self.in_recovery = false;
                 self.cc.on_ack(&mut self.win, &info);
             }
@@ -1045,8 +1065,13 @@ impl TcpSender {
                 self.stats.timeouts += 1;
                 self.stats.first_timeout_at.get_or_insert(ctx.now);
                 let mss = self.win.mss as u64;
-                if self.rtt.backoff == 0 {
-                    // RFC 5681 eq. 4; a repeated timeout of the same data keeps ssthresh.
+                if self.win.ns2 && self.in_recovery && !self.cc.owns_window() {
+                    // ns-2's Reno/NewReno clear dupwnd_ before halving: cwnd_ alone.
+                    self.win.set_pkts(self.ns2_recovery_cwnd);
+                }
+                if self.rtt.backoff == 0 || self.win.ns2 {
+                    // RFC 5681 eq. 4; a repeated timeout of the same data keeps ssthresh
+                    // (ns-2 halves again: ssthresh falls to 2).
                     self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, self.reduction_base());
                 }
                 self.win.set_cwnd(mss);
