@@ -8,12 +8,20 @@ from typing import Any
 import transim
 
 
+def segment(d: int | tuple[int, int]) -> dict[str, int]:
+    if isinstance(d, tuple):
+        return {"segment": d[0], "transmission": d[1]}
+    return {"segment": d}
+
+
 def scenario(
     variant: str,
-    drops: list[int],
+    drops: list[int | tuple[int, int]],
     until_s: float = 6.0,
     limited_transmit: bool = True,
     precision_reduce: bool = True,
+    window: int = 28,
+    queue: int = 8,
 ) -> dict[str, Any]:
     return {
         "duration": f"{until_s}s",
@@ -21,7 +29,7 @@ def scenario(
         "tcp": {
             "profile": "ns2",
             "recovery": variant,
-            "rcv_buf": "28000B",
+            "rcv_buf": f"{window * 1000}B",
             "rto_min": "1s",
             "rto_initial": "6s",
             "limited_transmit": limited_transmit,
@@ -45,8 +53,8 @@ def scenario(
                     "queue": 50,
                     "qdisc": "droptail_ns2",
                     "forward": {
-                        "queue": 8,
-                        "drops": {"segments": [{"segment": d} for d in drops], "at": "enqueue"},
+                        "queue": queue,
+                        "drops": {"segments": [segment(d) for d in drops], "at": "enqueue"},
                     },
                 },
             ],

@@ -653,7 +653,7 @@ class Timeline:
 
 def fall_floyd(
     variant: str,
-    drops: list[int],
+    drops: list[int | tuple[int, int]],
     until: int = 6 * SEC,
     limited_transmit: bool = True,
     precision_reduce: bool = True,
@@ -662,15 +662,17 @@ def fall_floyd(
 ) -> Timeline:
     """ns-2's Fall & Floyd path: s --8 Mb/s, 0 ms-- r --800 kb/s, 100 ms, DropTail `queue`--
     k (other queues 50); a bulk flow from 1 s; the error module before r's queue drops the
-    first transmission of each packet number in `drops`."""
+    first transmission of each packet number in `drops`, or the given transmission of a
+    (packet number, transmission) pair."""
     sim = Sim()
-    first_tx: set[int] = set()
+    tx: dict[int, int] = {}
+    doomed = {d if isinstance(d, tuple) else (d, 1) for d in drops}
 
     def error(p: Pkt) -> bool:
-        if not p.data or p.seqno in first_tx:
+        if not p.data:
             return False
-        first_tx.add(p.seqno)
-        return p.seqno in drops
+        tx[p.seqno] = tx.get(p.seqno, 0) + 1
+        return (p.seqno, tx[p.seqno]) in doomed
 
     sack = variant == "sack1"
     agent: Tahoe

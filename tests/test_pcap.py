@@ -91,8 +91,12 @@ def test_lossy_sack_run_agrees_with_transim(tmp_path: Path) -> None:
 
 
 def test_forced_drop_newreno_agrees_with_transim(tmp_path: Path) -> None:
+    # Slow-but-steady: every partial ACK restarts the timer, so the three holes are repaired
+    # one per round trip without a timeout (ns-2's default would time out on the third).
     r = transim.run(
-        SCENARIOS / "forced-drops.toml", overrides=["tcp.recovery=newreno"], pcap=tmp_path
+        SCENARIOS / "forced-drops.toml",
+        overrides=["tcp.recovery=newreno", "tcp.partial_ack_timer=slow_but_steady"],
+        pcap=tmp_path,
     )
     f = r.flow(0)
     names = {p.name for p in tmp_path.glob("*.pcap")}

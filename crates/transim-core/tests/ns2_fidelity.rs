@@ -185,19 +185,20 @@ fn tahoe_fires_one_fast_retransmit_per_window_with_ns2_guard() {
     assert_eq!(fast("rfc6582"), (4, 0));
 }
 
-/// ns-2's NewReno window during fast recovery (cwnd_unit = "ns2", ns-2.35's defaults
-/// precisionReduce_ and partial_window_deflation_), by hand: ssthresh 8 packets, segments 20
-/// and 23 lost. The fast retransmit comes at a window of 9.x, so ssthresh = ⌊9.x / 2⌋ = 4,
-/// cwnd_ = 4.x and the window is ⌊cwnd_⌋ + dupwnd_ = 4 + 3 = 7, then +1 per duplicate ACK
-/// (four of them: 11); the partial ACK (segments 20–22, three packets) deflates dupwnd_ 7 by
-/// 3 − 1: 4 + 5 = 9; the ACK that ends recovery clears dupwnd_ and opens cwnd_ by 1/4.x
-/// (still four packets).
+/// ns-2's NewReno window during fast recovery (cwnd_unit = "ns2" and halving_base =
+/// "window" as in ns-2, with ns-2.35's precisionReduce_ and partial_window_deflation_), by hand: ssthresh 8 packets, segments 20
+/// and 23 lost. cwnd reaches 8 at ACK 4, then grows by 1/cwnd per ACK: 9.7054 at ACK 19,
+/// where the fast retransmit halves it with its fraction: ssthresh = ⌊4.8527⌋ = 4, cwnd_ =
+/// 4.8527 and the window is ⌊cwnd_⌋ + dupwnd_ = 4 + 3 = 7, then +1 per duplicate ACK (four
+/// of them: 11); the partial ACK (segments 20–22, three packets) deflates dupwnd_ 7 by
+/// 3 − 1: 4 + 5 = 9; the ACK that ends recovery clears dupwnd_ and opens cwnd_ by 1/4.8527:
+/// 5.0588, five packets.
 #[test]
 fn ns2_newreno_window_through_fast_recovery() {
     let mut v = two_node(
         "3s",
         json!({"recovery": "newreno", "cwnd_unit": "ns2", "initial_window": 4,
-               "initial_ssthresh": "8KB"}),
+               "initial_ssthresh": "8KB", "halving_base": "window"}),
         json!({"kind": "finite", "bytes": 60_000}),
         json!({"drops": {"segments": [{"segment": 20}, {"segment": 23}]}}),
     );
@@ -222,7 +223,11 @@ fn ns2_newreno_window_through_fast_recovery() {
     );
     assert_eq!(pk(partial + 1), 10.0);
     let exit = (partial..tr.t.len()).find(|&i| una(i) >= 28.0).unwrap();
-    assert_eq!(pk(exit), 4.0, "cwnd_ 4 + 1/4 at the end of recovery");
+    assert_eq!(
+        pk(exit),
+        5.0,
+        "cwnd_ 4.8527 + 1/4.8527 at the end of recovery"
+    );
     assert_eq!(out.result.flows[0].detail.tcp().fast_retransmits, 1);
 }
 

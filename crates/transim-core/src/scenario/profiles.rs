@@ -269,7 +269,9 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         None => recovery.uses_sack() || d.sack,
     };
     let max_blocks = if timestamps { 3 } else { 4 };
-    let sack_blocks = spec.sack_blocks.unwrap_or(max_blocks);
+    let sack_blocks = spec
+        .sack_blocks
+        .unwrap_or(d.sack_blocks.unwrap_or(max_blocks).min(max_blocks));
     if !(1..=max_blocks).contains(&sack_blocks) {
         return Err(ScenarioError::new(
             format!("{path}.sack_blocks"),
@@ -364,6 +366,8 @@ struct Defaults {
     packetization: PacketizationSpec,
     limited_transmit: bool,
     partial_ack_timer: PartialAckTimerSpec,
+    /// Most SACK blocks per ACK (None: as many as the option space holds).
+    sack_blocks: Option<u8>,
     sack_option: SackOptionSpec,
     fr_guard: FrGuardSpec,
     handshake: HandshakeSpec,
@@ -393,6 +397,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 packetization: PacketizationSpec::Stream,
                 limited_transmit: true,
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
+                sack_blocks: None,
                 sack_option: SackOptionSpec::Rfc2018,
                 fr_guard: FrGuardSpec::Rfc6582,
                 handshake: HandshakeSpec::Rfc,
@@ -421,6 +426,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 packetization: PacketizationSpec::Write,
                 limited_transmit: true,
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
+                sack_blocks: None,
                 sack_option: SackOptionSpec::Rfc2018,
                 fr_guard: FrGuardSpec::Rfc6582,
                 handshake: HandshakeSpec::Rfc,
@@ -451,6 +457,8 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 limited_transmit: true,
                 // newreno_changes1_ 1: only the first partial ACK restarts the timer.
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
+                // TCPSink maxSackBlocks_ 3.
+                sack_blocks: Some(3),
                 sack_option: SackOptionSpec::Ns2,
                 fr_guard: FrGuardSpec::Ns2,
                 handshake: HandshakeSpec::Ns2,

@@ -113,7 +113,12 @@ pub enum Recovery {
 }
 
 impl Recovery {
-    /// True for the variants that use SACK information.
+    /// True for Fall & Floyd's Sack1 and SackPlus (which builds on it).
+    pub fn is_sack1(self) -> bool {
+        matches!(self, Recovery::Sack1 | Recovery::SackPlus)
+    }
+
+    /// True for the recovery schemes driven by SACK information.
     pub fn uses_sack(self) -> bool {
         matches!(
             self,

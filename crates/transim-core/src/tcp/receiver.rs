@@ -46,6 +46,63 @@ pub struct OooBlock {
     pub touched: u64,
 }
 
+/// ns-2's TCPSink/Sack1 SACK blocks (`sack_option = "ns2"`): the block holding the segment
+/// that just arrived, then blocks from a stack as deep as the number of blocks an ACK may
+/// carry, skipping (and dropping) those the newest block covers. A block pushed off the
+/// bottom is never reported again, unlike RFC 2018's list of every block by recency.
+#[derive(Clone, Debug, Default)]
+pub struct Ns2Sacker {
+    stack: Vec<(u64, u64)>,
+    /// The blocks for the ACK of the segment that arrived last.
+    blocks: SackBlocks,
+}
+
+impl Ns2Sacker {
+    /// After the segment starting at `start` was stored: the blocks ns-2's sink reports.
+    fn on_segment(&mut self, start: u64, rcv_nxt: u64, ooo: &[OooBlock], max: usize) {
+        self.blocks = SackBlocks::default();
+        let max_seen = ooo.last().map_or(rcv_nxt, |b| b.end);
+        if rcv_nxt >= max_seen {
+            self.stack.clear();
+            return;
+        }
+        // A segment at or below the cumulative ACK reports no block of its own, but the
+        // range up to the first hole still covers (and removes) older blocks.
+        let above = start > rcv_nxt;
+        let (left, right) = if above {
+            let b = &ooo[ooo.partition_point(|b| b.end <= start)];
+            (b.start, b.end)
+        } else {
+            (0, rcv_nxt)
+        };
+        let mut n = 0;
+        if above {
+            self.blocks.push(rcv_nxt, left, right);
+            n = 1;
+        }
+        let mut k = 0;
+        while n < max && k < self.stack.len() {
+            let (l, r) = self.stack[k];
+            if r > max_seen {
+                break;
+            }
+            if left <= l && right >= r {
+                self.stack.remove(k);
+                continue;
+            }
+            if l >= rcv_nxt {
+                self.blocks.push(rcv_nxt, l, r);
+            }
+            n += 1;
+            k += 1;
+        }
+        if above {
+            self.stack.insert(0, (left, right));
+            self.stack.truncate(max);
+        }
+    }
+}
+
 /// The receiving half of a connection.
 pub struct TcpReceiver {
     pub(crate) cfg: TcpConfig,
@@ -73,6 +130,8 @@ pub struct TcpReceiver {
     pub stats: ReceiverStats,
     /// FUL-bit state.
     pub ful: super::ful::FulReceiverState,
+    /// ns-2's SACK-block stack, with `sack_option = "ns2"`.
+    ns2_sacker: Option<Box<Ns2Sacker>>,
 }
 
 impl TcpReceiver {
@@ -82,6 +141,7 @@ impl TcpReceiver {
             DelayedAck::Linux { quickacks, .. } => quickacks,
             _ => 0,
         };
+        let ns2_sacker = (cfg.sack && cfg.sack_option_ns2).then(Default::default);
         TcpReceiver {
             cfg,
             flow,
@@ -101,6 +161,7 @@ impl TcpReceiver {
             fin_at_seq: None,
             ful: Default::default(),
             stats: ReceiverStats::default(),
+            ns2_sacker,
         }
     }
 
@@ -148,7 +209,9 @@ impl TcpReceiver {
 
     /// An ACK for the current state (with SACK blocks when enabled).
     pub(crate) fn ack_packet(&self, ctx: &mut Ctx, fl: u16) -> Packet {
-        let sack = if self.cfg.sack {
+        let sack = if let Some(ns2) = &self.ns2_sacker {
+            ns2.blocks
+        } else if self.cfg.sack {
             self.sack_blocks(self.cfg.sack_blocks as usize)
         } else {
             SackBlocks::default()
@@ -257,6 +320,14 @@ impl TcpReceiver {
             self.stats.out_of_order_segments += 1;
             fresh = self.insert_ooo(start, end);
             immediate = true;
+        }
+        if let Some(ns2) = self.ns2_sacker.as_deref_mut() {
+            ns2.on_segment(
+                start,
+                self.rcv_nxt,
+                &self.ooo,
+                self.cfg.sack_blocks as usize,
+            );
         }
         if immediate || self.ack_now_by_policy(p.len as u64, ctx) {
             self.send_ack(ctx);

@@ -54,6 +54,9 @@ pub struct SackState {
     lost_to: u64,
     above_bytes: u64,
     above_blocks: u64,
+    /// ns-2's Sack1 `timeout_`: after a timeout, duplicate ACKs neither update the
+    /// scoreboard nor count until the next new ACK.
+    ns2_after_timeout: bool,
 }
 
 /// What RFC 6675's NextSeg() chose.
@@ -219,9 +222,13 @@ impl TcpSender {
 
     /// ACK processing for the SACK-based variants.
     pub(crate) fn sack_on_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
-        let new_info = !p.sack.is_empty() && self.update_scoreboard(&p.sack, p.ack, ctx.now);
         let variant = self.cfg.recovery;
         let sack1 = matches!(variant, Recovery::Sack1 | Recovery::SackPlus);
+        if sack1 && self.win.ns2 && !self.in_recovery {
+            self.ns2_sack1_on_ack(p, ctx);
+            return;
+        }
+        let new_info = !p.sack.is_empty() && self.update_scoreboard(&p.sack, p.ack, ctx.now);
         if p.ack > self.snd_una {
             // A partial ACK takes two from Sack1's pipe, before congestion control sees it.
             if sack1 && self.in_recovery && p.ack < self.recover {
@@ -232,8 +239,16 @@ impl TcpSender {
                 if p.ack >= self.recover {
                     // Everything outstanding at the fast retransmit is acknowledged.
                     self.in_recovery = false;
-                    if !self.cc.owns_window() {
+                    // ns-2's Sack1 leaves cwnd_ at the halved window (with its fraction) and
+                    // does not open it on this ACK.
+                    let ns2_sack1 = self.win.ns2 && sack1;
+                    if !self.cc.owns_window() && !ns2_sack1 {
                         self.win.set_cwnd(self.win.ssthresh);
+                    }
+                    if ns2_sack1 {
+                        // ns-2's Sack1 sets recover_ = 0 here: the next three duplicate
+                        // ACKs may start a fast retransmit at once.
+                        self.recover = 0;
                     }
                     self.clear_episode_marks(!sack1); // ns-2 Sack1 clears its scoreboard
                     if !self.finish_ack(true, ctx) {
@@ -299,6 +314,50 @@ impl TcpSender {
         }
     }
 
+    /// ns-2's Sack1 outside fast recovery (`cwnd_unit = "ns2"`): a new ACK opens cwnd and
+    /// clears the scoreboard (its own SACK blocks are not read); a duplicate ACK counts only
+    /// when its blocks add to the scoreboard, and not at all between a timeout and the next
+    /// new ACK; the sender tries to send only while no duplicate ACK is counted.
+    fn ns2_sack1_on_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
+        if p.ack > self.snd_una {
+            let info = self.ack_advance(p, ctx);
+            self.cc.on_ack(&mut self.win, &info);
+            self.sack.ns2_after_timeout = false;
+            if self.sack.high_sacked > self.snd_una {
+                self.clear_episode_marks(false);
+            }
+            if !self.finish_ack(true, ctx) {
+                self.try_send(ctx);
+            }
+            return;
+        }
+        let dup = p.ack == self.snd_una
+            && p.len == 0
+            && !p.has(flags::FIN)
+            && self.snd_max > self.snd_una;
+        if dup {
+            self.stats.dupacks += 1;
+            self.observe_duplicate(ctx.now);
+            let changed = !self.sack.ns2_after_timeout
+                && !p.sack.is_empty()
+                && self.update_scoreboard(&p.sack, p.ack, ctx.now);
+            if changed {
+                self.dupacks += 1;
+                if self.dupacks == self.cfg.dupthresh {
+                    if self.fast_retransmit_allowed() {
+                        self.sack_enter(ctx);
+                    }
+                } else if self.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
+                    self.lt_segments = self.dupacks.min(2);
+                    self.try_send(ctx);
+                }
+            }
+        }
+        if self.dupacks == 0 {
+            self.try_send(ctx);
+        }
+    }
+
     fn sack_enter(&mut self, ctx: &mut Ctx) {
         self.stats.fast_retransmits += 1;
         self.lt_segments = 0;
@@ -321,8 +380,19 @@ impl TcpSender {
                 self.sack.pipe_bytes = self.set_pipe();
             }
             _ => {
-                self.sack.pipe = self.flight_segments() as i64 - self.cfg.dupthresh as i64;
+                // ns-2: maxseq_ − highest_ack_ − 3, every segment sent (also during a
+                // go-back-N), and nothing more is sent on this ACK.
+                let outstanding = if self.win.ns2 {
+                    self.rtx.len() as i64
+                } else {
+                    self.flight_segments() as i64
+                };
+                self.sack.pipe = outstanding - self.cfg.dupthresh as i64;
                 self.retransmit_index(0, ctx);
+                if self.win.ns2 {
+                    self.restart_rto(ctx);
+                    return;
+                }
             }
         }
         self.restart_rto(ctx);
@@ -540,6 +610,7 @@ impl TcpSender {
     /// SACKed marks so the go-back-N restart skips data the receiver already holds.
     pub(crate) fn sack_on_timeout(&mut self) {
         let keep = self.cfg.recovery == Recovery::Rfc6675;
+        self.sack.ns2_after_timeout = self.win.ns2 && !keep;
         self.clear_episode_marks(keep);
         self.sack.high_rxt = self.snd_una;
         self.sack.pipe = 0;

@@ -3,7 +3,7 @@
 //!
 //! Sequence numbers are 64-bit byte offsets: the SYN is 0, data bytes are 1..=N, a FIN is N+1.
 
-use super::cc::{AckInfo, Cc, CongestionControl, HandOver, Window};
+use super::cc::{AckInfo, Cc, CcKind, CongestionControl, HandOver, Window};
 use super::config::{CwndUnit, HalvingBase, Nagle, PartialAckTimer, Recovery, TcpConfig};
 use super::rate::{RateState, SendSnapshot};
 use super::rtt::RttEstimator;
@@ -573,7 +573,9 @@ impl TcpSender {
                 let nxt = self.snd_nxt;
                 let i = self.rtx.partition_point(|s| s.end <= nxt);
                 let Some(seg) = self.rtx.get(i) else { break };
-                if seg.sacked {
+                // ns-2's Sack1 resends SACKed segments too (its t_seqno_ ignores the
+                // scoreboard).
+                if seg.sacked && !(self.win.ns2 && self.cfg.recovery.is_sack1()) {
                     self.snd_nxt = seg.end;
                     continue;
                 }
@@ -1010,6 +1012,9 @@ impl TcpSender {
     pub(crate) fn reduction_base(&self) -> u64 {
         match self.cfg.halving_base {
             HalvingBase::Flight => self.flight(),
+            // ns-2's Reno family halves windowd() = min(cwnd_, wnd_) with cwnd_'s
+            // fraction: the base is the advertised window alone (`Window::ns2_half`).
+            HalvingBase::Window if self.win.ns2 && self.cc.kind() == CcKind::Reno => self.rwnd,
             HalvingBase::Window => self.win.cwnd.min(self.rwnd),
         }
     }
@@ -1065,7 +1070,11 @@ impl TcpSender {
                 self.stats.timeouts += 1;
                 self.stats.first_timeout_at.get_or_insert(ctx.now);
                 let mss = self.win.mss as u64;
-                if self.win.ns2 && self.in_recovery && !self.cc.owns_window() {
+                if self.win.ns2
+                    && self.in_recovery
+                    && matches!(self.cfg.recovery, Recovery::Reno | Recovery::NewReno)
+                    && !self.cc.owns_window()
+                {
                     // ns-2's Reno/NewReno clear dupwnd_ before halving: cwnd_ alone.
                     self.win.set_pkts(self.ns2_recovery_cwnd);
                 }

@@ -101,6 +101,8 @@ impl Window {
     pub fn ns2_half(&self, base: u64) -> f64 {
         let mss = self.mss as f64;
         if self.precision_reduce {
+            // windowd(): cwnd with its fraction, or the base (the advertised window) if
+            // smaller.
             self.pkts().min(base as f64 / mss) / 2.0
         } else {
             ((self.cwnd.min(base) / self.mss as u64) / 2) as f64
