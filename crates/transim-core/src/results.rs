@@ -56,11 +56,11 @@ pub struct FlowResult {
     pub detail: Detail,
 }
 
-/// Link directions from `a` to `b` along the routes.
-pub(crate) fn route(sim: &Simulation, mut a: u32, b: u32) -> Vec<usize> {
+/// Link directions from `a` to `b` along `flow`'s route.
+pub(crate) fn route(sim: &Simulation, mut a: u32, b: u32, flow: u32) -> Vec<usize> {
     let mut out = vec![];
     while a != b && out.len() <= sim.links.len() {
-        let l = sim.routes[a as usize][b as usize] as usize;
+        let l = sim.routes.next(a, b, flow) as usize;
         out.push(l);
         a = sim.links[l].to;
     }
@@ -149,7 +149,11 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
     let paths: Vec<(Vec<usize>, Vec<usize>)> = sim
         .flows
         .iter()
-        .map(|f| (route(&sim, f.src, f.dst), route(&sim, f.dst, f.src)))
+        .enumerate()
+        .map(|(i, f)| {
+            let i = i as u32;
+            (route(&sim, f.src, f.dst, i), route(&sim, f.dst, f.src, i))
+        })
         .collect();
     let mut traces = Vec::new();
     for (fi, f) in sim.flows.iter_mut().enumerate() {

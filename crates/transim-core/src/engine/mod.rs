@@ -5,6 +5,9 @@
 //! keeps only the books every protocol shares (packets injected, delivered, dropped by cause).
 
 mod atm;
+pub mod routes;
+
+pub use routes::{Routes, NO_ROUTE};
 
 use crate::net::atm::layer::AtmNet;
 use crate::net::host::Processor;
@@ -35,9 +38,6 @@ macro_rules! endpoint_ctx {
 
 /// The run loop calls its watcher every this many events.
 pub const WATCH_EVERY: u32 = 1 << 14;
-
-/// No route.
-pub const NO_ROUTE: u32 = u32::MAX;
 
 /// A flow between two nodes: its transport and the engine's books.
 pub struct Flow {
@@ -118,8 +118,8 @@ pub struct Simulation {
     pub events: EventQueue,
     /// Node names.
     pub node_names: Vec<String>,
-    /// `routes[node][dst]` = link direction to take, or [`NO_ROUTE`].
-    pub routes: Vec<Vec<u32>>,
+    /// Next hops toward every destination in use.
+    pub routes: Routes,
     /// Link directions.
     pub links: Vec<Link>,
     /// Display names of link directions.
@@ -152,7 +152,7 @@ impl Simulation {
     pub fn new(
         end: Time,
         node_names: Vec<String>,
-        routes: Vec<Vec<u32>>,
+        routes: Routes,
         links: Vec<Link>,
         link_names: Vec<String>,
         flows: Vec<Flow>,
@@ -384,7 +384,7 @@ impl Simulation {
 
     #[inline]
     fn forward(&mut self, node: u32, p: Packet) {
-        let l = self.routes[node as usize][p.dst as usize];
+        let l = self.routes.next(node, p.dst, p.flow);
         debug_assert_ne!(
             l, NO_ROUTE,
             "routes are validated when the scenario is built"

@@ -4,13 +4,12 @@
 use super::error::ScenarioError;
 use super::schema::*;
 use super::units::QueueLimit;
-use crate::engine::{Flow, Simulation, NO_ROUTE};
+use crate::engine::{Flow, Routes, Simulation, NO_ROUTE};
 use crate::net::host::Processor;
 use crate::net::qdisc::{AckFilter, Drr, Sched};
 use crate::net::{Link, LossModel, ScriptedDrops};
 use crate::sim::rng::Rng;
 use crate::sim::Time;
-use std::collections::VecDeque;
 
 /// Deserialize a scenario from a JSON value (Python hands over its parsed TOML this way).
 pub fn parse(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
@@ -485,7 +484,11 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             }
         }
     }
-    let mut routes = shortest_hop_routes(&net);
+    let mut routes = Routes::build(
+        &net.out,
+        &destinations(sc, &net, &endpoints),
+        topo.ecmp.unwrap_or(false),
+    );
     if let Some(rs) = &topo.routes {
         for (i, r) in rs.iter().enumerate() {
             let p = format!("topology.routes[{i}]");
@@ -512,13 +515,13 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                         format!("got {:?}, which is not a neighbour of {:?}", r.via, r.at),
                     )
                 })?;
-            routes[at as usize][to as usize] = link;
+            routes.fix(at, to, link);
         }
     }
     // Every flow needs a loop-free route both ways.
     for (i, &(s, d)) in endpoints.iter().enumerate() {
         for (a, b) in [(s, d), (d, s)] {
-            check_path(&net, &routes, a, b)
+            check_path(&net, &routes, a, b, i as u32)
                 .map_err(|m| ScenarioError::new(format!("flows[{i}]"), m))?;
         }
     }
@@ -667,51 +670,31 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     Ok(sim)
 }
 
-/// For every (node, destination), the first outgoing link on a shortest-hop path
-/// (ties broken by link order).
-fn shortest_hop_routes(net: &Net) -> Vec<Vec<u32>> {
-    let n = net.names.len();
-    let mut routes = vec![vec![NO_ROUTE; n]; n];
-    // Reverse adjacency: for each node, the (link, from) pairs that lead into it.
-    let mut incoming: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-    for (from, outs) in net.out.iter().enumerate() {
-        for &(l, to) in outs {
-            incoming[to as usize].push((l, from as u32));
+/// Every node a packet may be addressed to: both ends of every flow and of every SCTP path
+/// (names that do not resolve are reported where the flows are built).
+fn destinations(sc: &Scenario, net: &Net, endpoints: &[(u32, u32)]) -> Vec<u32> {
+    let mut out: Vec<u32> = endpoints.iter().flat_map(|&(s, d)| [s, d]).collect();
+    for f in &sc.flows {
+        for p in f.paths.iter().flatten() {
+            out.extend([&p.src, &p.dst].into_iter().filter_map(|n| net.find(n)));
         }
     }
-    for dst in 0..n {
-        let mut dist = vec![u32::MAX; n];
-        dist[dst] = 0;
-        let mut q = VecDeque::from([dst as u32]);
-        while let Some(v) = q.pop_front() {
-            for &(_, u) in &incoming[v as usize] {
-                if dist[u as usize] == u32::MAX {
-                    dist[u as usize] = dist[v as usize] + 1;
-                    q.push_back(u);
-                }
-            }
-        }
-        for u in 0..n {
-            if u == dst || dist[u] == u32::MAX {
-                continue;
-            }
-            routes[u][dst] = net.out[u]
-                .iter()
-                .find(|(_, nb)| dist[*nb as usize] == dist[u] - 1)
-                .map(|(l, _)| *l)
-                .unwrap_or(NO_ROUTE);
-        }
-    }
-    routes
+    out
 }
 
-pub(super) fn check_path(net: &Net, routes: &[Vec<u32>], from: u32, to: u32) -> Result<(), String> {
+pub(super) fn check_path(
+    net: &Net,
+    routes: &Routes,
+    from: u32,
+    to: u32,
+    flow: u32,
+) -> Result<(), String> {
     let mut at = from;
     for _ in 0..=net.names.len() {
         if at == to {
             return Ok(());
         }
-        let l = routes[at as usize][to as usize];
+        let l = routes.next(at, to, flow);
         if l == NO_ROUTE {
             return Err(format!(
                 "has no route from {:?} to {:?}; connect them with links or add topology.routes",

@@ -5,6 +5,7 @@
 use super::build::Net;
 use super::error::ScenarioError;
 use super::schema::*;
+use crate::engine::Routes;
 use crate::net::atm::abr::{AbrParams, AbrSource};
 use crate::net::atm::layer::AtmNet;
 use crate::net::atm::port::{CellPort, Discard, Efci, Erica, EricaParams};
@@ -24,7 +25,7 @@ fn err(path: &str, msg: impl Into<String>) -> ScenarioError {
 pub(super) fn attach(
     sc: &Scenario,
     net: &mut Net,
-    routes: &[Vec<u32>],
+    routes: &Routes,
     endpoints: &[(u32, u32)],
 ) -> Result<Option<Box<AtmNet>>, ScenarioError> {
     let topo = &sc.topology;
@@ -231,7 +232,7 @@ pub(super) fn attach(
     let llc = spec.llc_snap.unwrap_or(true);
     let mut vcs = Vec::with_capacity(endpoints.len());
     for (i, &(s, d)) in endpoints.iter().enumerate() {
-        let path = walk(net, routes, s, d);
+        let path = walk(net, routes, s, d, i as u32);
         let atm_links: Vec<usize> = (0..path.len())
             .filter(|&k| cells[path[k] as usize])
             .collect();
@@ -255,7 +256,7 @@ pub(super) fn attach(
         let entry = net.links[fwd[0] as usize].from;
         let exit = net.links[*fwd.last().expect("non-empty") as usize].to;
         // The packets coming back must reach the VC where its reverse direction starts.
-        let back = walk(net, routes, d, s);
+        let back = walk(net, routes, d, s, i as u32);
         if let Some(&l) = back.iter().find(|&&l| cells[l as usize]) {
             if net.links[l as usize].from != exit {
                 return Err(err(
@@ -284,10 +285,10 @@ pub(super) fn attach(
 }
 
 /// The link directions of the route from `a` to `b`.
-fn walk(net: &Net, routes: &[Vec<u32>], mut a: u32, b: u32) -> Vec<u32> {
+fn walk(net: &Net, routes: &Routes, mut a: u32, b: u32, flow: u32) -> Vec<u32> {
     let mut out = vec![];
     while a != b && out.len() <= net.links.len() {
-        let l = routes[a as usize][b as usize];
+        let l = routes.next(a, b, flow);
         out.push(l);
         a = net.links[l as usize].to;
     }

@@ -4,6 +4,7 @@ use super::apps::{app_bytes, sctp_messages};
 use super::build::{check_path, forbid, Net};
 use super::error::ScenarioError;
 use super::schema::*;
+use crate::engine::Routes;
 use crate::sctp::association::SctpAssociation;
 use crate::sctp::config::{SctpConfig, StreamScheduler};
 use crate::sctp::path::Path;
@@ -104,7 +105,7 @@ pub(super) fn association(
     i: usize,
     (s, d): (u32, u32),
     net: &Net,
-    routes: &[Vec<u32>],
+    routes: &Routes,
     trace: bool,
 ) -> Result<Box<dyn Transport>, ScenarioError> {
     let f = &sc.flows[i];
@@ -144,7 +145,7 @@ pub(super) fn association(
             })?;
         }
         for (a, b) in [(ends[0], ends[1]), (ends[1], ends[0])] {
-            check_path(net, routes, a, b).map_err(|m| ScenarioError::new(&at, m))?;
+            check_path(net, routes, a, b, i as u32).map_err(|m| ScenarioError::new(&at, m))?;
         }
         pairs.push((ends[0], ends[1]));
     }

@@ -5,6 +5,7 @@ use super::build::{forbid, Net};
 use super::error::ScenarioError;
 use super::profiles::resolve;
 use super::schema::*;
+use crate::engine::Routes;
 use crate::sim::rng::Rng;
 use crate::sim::SECOND;
 use crate::tcp::adaptive::{Adaptive, DecisionMap};
@@ -22,7 +23,7 @@ pub(super) fn connection(
     i: usize,
     (s, d): (u32, u32),
     net: &Net,
-    routes: &[Vec<u32>],
+    routes: &Routes,
     trace: Option<crate::trace::TraceWindow>,
 ) -> Result<Box<dyn Transport>, ScenarioError> {
     let f = &sc.flows[i];
@@ -35,7 +36,7 @@ pub(super) fn connection(
     };
     let cfg = resolve(&spec, &path)?;
     if let Some(ful) = cfg.ful {
-        let up = &net.links[routes[d as usize][s as usize] as usize];
+        let up = &net.links[routes.next(d, s, i as u32) as usize];
         if ful.high.is_none() && up.limit_packets().is_none() {
             return Err(ScenarioError::new(
                 format!("{path}.ful_high"),
@@ -108,7 +109,7 @@ pub(super) fn connection(
     sender.seed_cc(Rng::stream(sc.seed, &format!("cc/{i}")));
     let receiver = TcpReceiver::new(cfg, i as u32, d, s);
     let mut conn = TcpConnection::new(i as u32, sender, receiver, switches);
-    conn.adaptive = adaptive(&spec, &path, net, routes, (s, d))?;
+    conn.adaptive = adaptive(&spec, &path, net, routes, (s, d), i as u32)?;
     Ok(Box::new(conn))
 }
 
@@ -117,8 +118,9 @@ fn adaptive(
     spec: &TcpSpec,
     path: &str,
     net: &Net,
-    routes: &[Vec<u32>],
+    routes: &Routes,
     (s, d): (u32, u32),
+    flow: u32,
 ) -> Result<Option<Adaptive>, ScenarioError> {
     let on = spec.cc.as_deref() == Some("adaptive");
     let Some(a) = &spec.adaptive else {
@@ -157,7 +159,7 @@ fn adaptive(
         let (mut bw, mut delay, mut keep) = (f64::INFINITY, 0.0, 1.0);
         let mut at = s;
         while at != d {
-            let l = &net.links[routes[at as usize][d as usize] as usize];
+            let l = &net.links[routes.next(at, d, flow) as usize];
             bw = bw.min(l.rate_bps);
             delay += l.delay as f64 * 1e-9;
             keep *= 1.0 - l.loss.mean_loss_rate();

@@ -102,6 +102,10 @@ pub struct TopologySpec {
     /// Explicit: static routes overriding the shortest-hop default.
     #[serde(default)]
     pub routes: Option<Vec<RouteSpec>>,
+    /// Spread flows over equal-cost shortest paths (a per-flow hash at every node) instead
+    /// of taking the first link in order (default false).
+    #[serde(default)]
+    pub ecmp: Option<bool>,
 }
 
 /// A static route: at node `at`, packets for `to` go to neighbour `via`.

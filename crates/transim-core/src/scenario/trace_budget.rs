@@ -89,7 +89,7 @@ pub fn estimate(sc: &Scenario, sim: &Simulation) -> (u64, u64) {
         if keep.as_ref().is_some_and(|k| !k[i]) {
             continue;
         }
-        let Some((narrowest, rtt)) = path_facts(sim, f.src, f.dst) else {
+        let Some((narrowest, rtt)) = path_facts(sim, f.src, f.dst, i as u32) else {
             continue;
         };
         let hint = f.transport.volume_hint();
@@ -135,8 +135,8 @@ pub fn estimate(sc: &Scenario, sim: &Simulation) -> (u64, u64) {
 /// The slowest link on the route from `src` to `dst`, and the round trip: twice the
 /// propagation delays plus one full packet's serialisation per hop each way (so a path of
 /// zero-delay links still has a finite round trip).
-fn path_facts(sim: &Simulation, src: u32, dst: u32) -> Option<(u32, crate::sim::Time)> {
-    let hops = crate::results::route(sim, src, dst);
+fn path_facts(sim: &Simulation, src: u32, dst: u32, flow: u32) -> Option<(u32, crate::sim::Time)> {
+    let hops = crate::results::route(sim, src, dst, flow);
     let narrowest = hops
         .iter()
         .copied()

@@ -68,14 +68,14 @@ pub struct FulSenderState {
 
 impl TcpReceiver {
     fn ful_marks(&self, ctx: &Ctx, cfg: FulConfig) -> (u64, u64) {
-        let link = ctx.net.first_hop(self.node, self.peer);
+        let link = ctx.net.first_hop(self.node, self.peer, self.flow);
         let limit = link.limit_packets().unwrap_or(u64::MAX);
         (cfg.high.unwrap_or(limit), cfg.low.unwrap_or(limit / 2))
     }
 
     /// Packets in the uplink buffer now, counting ACKs this receiver queued in this event.
     fn uplink_occupancy(&self, ctx: &Ctx) -> u64 {
-        let link = ctx.net.first_hop(self.node, self.peer);
+        let link = ctx.net.first_hop(self.node, self.peer, self.flow);
         link.waiting_at(ctx.now) as u64 + ctx.out.iter().filter(|p| !p.from_sender).count() as u64
     }
 
@@ -106,7 +106,7 @@ impl TcpReceiver {
 
     /// Wake up when the uplink buffer should be down to `low` packets.
     fn arm_drain_timer(&mut self, ctx: &mut Ctx, low: u64) {
-        let link = ctx.net.first_hop(self.node, self.peer);
+        let link = ctx.net.first_hop(self.node, self.peer, self.flow);
         let at = link.drain_time(ctx.now, low as usize).max(ctx.now + 1);
         self.ful.timer.set(at, self.flow, timers::FUL, ctx.events);
     }
@@ -130,7 +130,7 @@ impl TcpReceiver {
         }
         let limit = ctx
             .net
-            .first_hop(self.node, self.peer)
+            .first_hop(self.node, self.peer, self.flow)
             .limit_packets()
             .unwrap_or(u64::MAX);
         let free = limit.saturating_sub(occupancy).max(1);

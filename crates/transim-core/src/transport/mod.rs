@@ -21,13 +21,15 @@ pub mod rtt;
 
 pub use crate::sim::events::TimerId;
 
+static EMPTY_ROUTES: crate::engine::Routes = crate::engine::Routes::EMPTY;
+
 /// The network as endpoints may look at it: link directions and routes (read only).
 #[derive(Clone, Copy)]
 pub struct NetView<'a> {
     /// Link directions.
     pub links: &'a [Link],
-    /// `routes[node][dst]` = the link direction to take.
-    pub routes: &'a [Vec<u32>],
+    /// Next hops.
+    pub routes: &'a crate::engine::Routes,
 }
 
 impl<'a> NetView<'a> {
@@ -35,14 +37,14 @@ impl<'a> NetView<'a> {
     pub fn empty() -> Self {
         NetView {
             links: &[],
-            routes: &[],
+            routes: &EMPTY_ROUTES,
         }
     }
 
-    /// The first link direction on the route from `from` to `to`.
+    /// The first link direction on `flow`'s route from `from` to `to`.
     #[inline]
-    pub fn first_hop(&self, from: u32, to: u32) -> &'a Link {
-        &self.links[self.routes[from as usize][to as usize] as usize]
+    pub fn first_hop(&self, from: u32, to: u32, flow: u32) -> &'a Link {
+        &self.links[self.routes.next(from, to, flow) as usize]
     }
 }
 

@@ -1,0 +1,325 @@
+//! Static shortest-hop routing in memory and time linear in the network, not quadratic.
+//!
+//! A *leaf* is a node with one outgoing link direction (a host on an access link): it sends
+//! everything up that link, and packets for it are routed to its *attach* node and then down.
+//! The other nodes are *cores* (routers, switches, multi-homed hosts). Routes are computed by
+//! one breadth-first search per destination core *in use* (the attach points of the flows'
+//! endpoints), over the cores only, and kept as a cores × destinations table of candidate
+//! next hops. A dumbbell of 10,000 flows thus has a 2 × 2 table instead of 20,002².
+//!
+//! Where several shortest paths exist, the first link in the node's link order is taken (the
+//! same choice as an all-pairs table), or with ECMP one of them per flow by a hash of the flow
+//! and the node, so a flow keeps one path and flows spread over all of them.
+
+use std::collections::{HashMap, VecDeque};
+
+/// No route.
+pub const NO_ROUTE: u32 = u32::MAX;
+const NO_COL: u32 = u32::MAX;
+
+/// Where a node sits in the routing structure.
+#[derive(Clone, Copy, Debug)]
+struct NodeInfo {
+    /// A leaf's only outgoing link direction ([`NO_ROUTE`] for a core).
+    uplink: u32,
+    /// The node packets for this node are routed to: itself for a core, its neighbour for a
+    /// leaf.
+    attach: u32,
+    /// The link direction from `attach` down to this leaf ([`NO_ROUTE`] for a core).
+    downlink: u32,
+    /// Row of this core in the table ([`NO_COL`] for a leaf).
+    row: u32,
+    /// Column of `attach` in the table ([`NO_COL`] when no flow goes there).
+    col: u32,
+}
+
+/// Next hops toward every destination in use.
+#[derive(Clone, Debug, Default)]
+pub struct Routes {
+    nodes: Vec<NodeInfo>,
+    /// Columns (destination cores) in the table.
+    cols: usize,
+    /// Per (core row, column): (offset into `hops`, number of candidates).
+    table: Vec<(u32, u32)>,
+    hops: Vec<u32>,
+    ecmp: bool,
+    /// Routes written in the scenario: ((node, destination), link direction), sorted.
+    fixed: Vec<((u32, u32), u32)>,
+}
+
+impl Routes {
+    /// No network (unit tests of endpoints).
+    pub const EMPTY: Routes = Routes {
+        nodes: Vec::new(),
+        cols: 0,
+        table: Vec::new(),
+        hops: Vec::new(),
+        ecmp: false,
+        fixed: Vec::new(),
+    };
+
+    /// Routes over the graph `out` (per node, its outgoing (link direction, neighbour)
+    /// pairs) toward the nodes in `dests` (every node a packet may be addressed to).
+    pub fn build(out: &[Vec<(u32, u32)>], dests: &[u32], ecmp: bool) -> Routes {
+        let n = out.len();
+        let mut nodes = vec![
+            NodeInfo {
+                uplink: NO_ROUTE,
+                attach: 0,
+                downlink: NO_ROUTE,
+                row: NO_COL,
+                col: NO_COL,
+            };
+            n
+        ];
+        let mut cores = Vec::new();
+        for (u, o) in out.iter().enumerate() {
+            let info = &mut nodes[u];
+            info.attach = u as u32;
+            if o.len() == 1 {
+                let (l, v) = o[0];
+                info.uplink = l;
+                info.attach = v;
+            } else {
+                info.row = cores.len() as u32;
+                cores.push(u as u32);
+            }
+        }
+        // Each leaf's downlink, from one pass over its attach node's links (the first link
+        // to it, as a search would find).
+        for (v, o) in out.iter().enumerate() {
+            for &(l, w) in o {
+                let leaf = &mut nodes[w as usize];
+                if leaf.uplink != NO_ROUTE && leaf.attach == v as u32 && leaf.downlink == NO_ROUTE {
+                    leaf.downlink = l;
+                }
+            }
+        }
+        // Destination columns: the attach points of the destinations, once each.
+        let mut col_of: HashMap<u32, u32> = HashMap::new();
+        let mut col_nodes = Vec::new();
+        for &d in dests {
+            let a = nodes[d as usize].attach;
+            if nodes[a as usize].row == NO_COL {
+                continue; // two leaves joined to each other: no core on the way
+            }
+            col_of.entry(a).or_insert_with(|| {
+                col_nodes.push(a);
+                (col_nodes.len() - 1) as u32
+            });
+        }
+        for info in nodes.iter_mut() {
+            info.col = col_of.get(&info.attach).copied().unwrap_or(NO_COL);
+        }
+        let (rows, cols) = (cores.len(), col_nodes.len());
+        let mut table = vec![(0u32, 0u32); rows * cols];
+        let mut hops = Vec::new();
+        // Reverse adjacency among cores, for the searches from each destination.
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for &u in &cores {
+            for &(_, v) in &out[u as usize] {
+                if nodes[v as usize].row != NO_COL {
+                    incoming[v as usize].push(u);
+                }
+            }
+        }
+        let mut dist = vec![u32::MAX; n];
+        let mut queue = VecDeque::new();
+        let mut seen = Vec::new();
+        for (c, &dst) in col_nodes.iter().enumerate() {
+            for &v in &seen {
+                dist[v as usize] = u32::MAX;
+            }
+            seen.clear();
+            dist[dst as usize] = 0;
+            seen.push(dst);
+            queue.push_back(dst);
+            while let Some(v) = queue.pop_front() {
+                for &u in &incoming[v as usize] {
+                    if dist[u as usize] == u32::MAX {
+                        dist[u as usize] = dist[v as usize] + 1;
+                        seen.push(u);
+                        queue.push_back(u);
+                    }
+                }
+            }
+            for &u in &seen {
+                if u == dst {
+                    continue;
+                }
+                let d = dist[u as usize];
+                let start = hops.len() as u32;
+                for &(l, v) in &out[u as usize] {
+                    if nodes[v as usize].row != NO_COL && dist[v as usize] == d - 1 {
+                        hops.push(l);
+                        if !ecmp {
+                            break;
+                        }
+                    }
+                }
+                let row = nodes[u as usize].row as usize;
+                table[row * cols + c] = (start, hops.len() as u32 - start);
+            }
+        }
+        Routes {
+            nodes,
+            cols,
+            table,
+            hops,
+            ecmp,
+            fixed: Vec::new(),
+        }
+    }
+
+    /// Use link direction `link` at `node` for packets to `dst`, whatever the search found.
+    pub fn fix(&mut self, node: u32, dst: u32, link: u32) {
+        match self.fixed.binary_search_by_key(&(node, dst), |e| e.0) {
+            Ok(i) => self.fixed[i].1 = link,
+            Err(i) => self.fixed.insert(i, ((node, dst), link)),
+        }
+    }
+
+    /// The link direction `flow`'s packet for `dst` takes at `node`, or [`NO_ROUTE`].
+    #[inline]
+    pub fn next(&self, node: u32, dst: u32, flow: u32) -> u32 {
+        if !self.fixed.is_empty() {
+            if let Ok(i) = self.fixed.binary_search_by_key(&(node, dst), |e| e.0) {
+                return self.fixed[i].1;
+            }
+        }
+        if node == dst {
+            return NO_ROUTE;
+        }
+        let d = self.nodes[dst as usize];
+        if d.attach == node {
+            return d.downlink;
+        }
+        let here = self.nodes[node as usize];
+        if here.uplink != NO_ROUTE {
+            // Up to the attach node, unless that is a leaf too (two hosts joined to each
+            // other reach only each other).
+            let up_is_core = self.nodes[here.attach as usize].row != NO_COL;
+            return if up_is_core { here.uplink } else { NO_ROUTE };
+        }
+        if d.col == NO_COL {
+            return NO_ROUTE;
+        }
+        let (start, count) = self.table[here.row as usize * self.cols + d.col as usize];
+        match count {
+            0 => NO_ROUTE,
+            1 => self.hops[start as usize],
+            _ => self.hops[(start + ecmp_pick(flow, node, count)) as usize],
+        }
+    }
+
+    /// Whether equal-cost paths are spread over flows.
+    pub fn ecmp(&self) -> bool {
+        self.ecmp
+    }
+
+    /// Entries held (for memory accounting in tests).
+    pub fn size(&self) -> usize {
+        self.table.len() + self.hops.len() + self.nodes.len()
+    }
+}
+
+/// One of `count` equal-cost next hops for `flow` at `node`: a fixed mix of both, so a flow
+/// keeps its path and successive switches choose independently.
+#[inline]
+fn ecmp_pick(flow: u32, node: u32, count: u32) -> u32 {
+    let mut h = (flow as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (node as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    h ^= h >> 31;
+    h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^= h >> 29;
+    (h % count as u64) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Links as (from, to) pairs, both directions, numbered in order.
+    fn graph(n: usize, edges: &[(u32, u32)]) -> Vec<Vec<(u32, u32)>> {
+        let mut out = vec![Vec::new(); n];
+        let mut l = 0;
+        for &(a, b) in edges {
+            out[a as usize].push((l, b));
+            out[b as usize].push((l + 1, a));
+            l += 2;
+        }
+        out
+    }
+
+    fn walk(r: &Routes, out: &[Vec<(u32, u32)>], mut a: u32, b: u32, flow: u32) -> Vec<u32> {
+        let mut nodes = vec![a];
+        while a != b {
+            let l = r.next(a, b, flow);
+            assert_ne!(l, NO_ROUTE, "no route at {a} toward {b}");
+            a = out[a as usize].iter().find(|&&(x, _)| x == l).unwrap().1;
+            nodes.push(a);
+            assert!(nodes.len() <= out.len(), "loop");
+        }
+        nodes
+    }
+
+    #[test]
+    fn dumbbell_table_is_two_by_two() {
+        // Routers 0 and 1; hosts 2..12 on router 0, 12..22 on router 1.
+        let mut edges = vec![(0, 1)];
+        edges.extend((2..12).map(|h| (0, h)));
+        edges.extend((12..22).map(|h| (1, h)));
+        let out = graph(22, &edges);
+        let dests: Vec<u32> = (2..22).collect();
+        let r = Routes::build(&out, &dests, false);
+        assert_eq!(r.table.len(), 4);
+        assert_eq!(walk(&r, &out, 3, 15, 0), vec![3, 0, 1, 15]);
+        assert_eq!(walk(&r, &out, 15, 3, 0), vec![15, 1, 0, 3]);
+        assert_eq!(walk(&r, &out, 3, 4, 0), vec![3, 0, 4]);
+    }
+
+    #[test]
+    fn two_hosts_joined_directly() {
+        let out = graph(2, &[(0, 1)]);
+        let r = Routes::build(&out, &[0, 1], false);
+        assert_eq!(walk(&r, &out, 0, 1, 0), vec![0, 1]);
+        assert_eq!(walk(&r, &out, 1, 0, 0), vec![1, 0]);
+    }
+
+    #[test]
+    fn first_shortest_link_without_ecmp_and_spread_with_it() {
+        // A diamond: 0 -> {1, 2} -> 3, hosts 4 on 0 and 5 on 3.
+        let out = graph(6, &[(0, 1), (0, 2), (1, 3), (2, 3), (0, 4), (3, 5)]);
+        let r = Routes::build(&out, &[4, 5], false);
+        for f in 0..50 {
+            assert_eq!(walk(&r, &out, 4, 5, f), vec![4, 0, 1, 3, 5]);
+        }
+        let e = Routes::build(&out, &[4, 5], true);
+        let via2 = (0..200)
+            .filter(|&f| walk(&e, &out, 4, 5, f)[2] == 2)
+            .count();
+        assert!((60..140).contains(&via2), "{via2} of 200 flows via node 2");
+        // A flow keeps its path.
+        assert_eq!(walk(&e, &out, 4, 5, 7), walk(&e, &out, 4, 5, 7));
+    }
+
+    #[test]
+    fn unreachable_and_fixed_routes() {
+        let out = graph(5, &[(0, 1), (2, 3), (2, 4)]);
+        let mut r = Routes::build(&out, &[0, 1, 3, 4], false);
+        assert_eq!(
+            r.next(3, 0, 0),
+            3,
+            "a leaf sends up whatever the destination"
+        );
+        assert_eq!(
+            r.next(2, 0, 0),
+            NO_ROUTE,
+            "0 is not reachable from the star"
+        );
+        assert_eq!(r.next(0, 3, 0), NO_ROUTE, "nor the star from the pair 0-1");
+        assert_eq!(r.next(0, 1, 0), 0);
+        r.fix(2, 3, 99);
+        assert_eq!(r.next(2, 3, 0), 99);
+    }
+}
