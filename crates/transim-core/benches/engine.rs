@@ -2,8 +2,55 @@
 //! root) and prints wall time, data packets delivered and packets per second.
 //! `cargo bench -p transim-core` (or `transim bench` for the table with ns-3 alongside).
 
+use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// B4's scenario: `n` SACK flows on a 1 Gbps / 10 ms dumbbell (2,000-packet bottleneck
+/// queue, 10 Gbps access links), long enough for about `packets` data packets.
+fn b4(n: usize, packets: u64) -> serde_json::Value {
+    let seconds = packets as f64 / 83_333.0 + 0.5;
+    json!({
+        "name": format!("B4-{n}"), "duration": format!("{seconds:.3}s"), "seed": 1,
+        "tcp": {"profile": "rfc", "recovery": "rfc6675", "timestamps": true,
+                "initial_window": 10, "delayed_ack": "on", "rto_min": "1s", "rcv_buf": "16MiB"},
+        "topology": {"kind": "dumbbell",
+                     "access": {"rate": "10Gbps", "delay": "0ms", "queue": 1000},
+                     "bottleneck": {"rate": "1Gbps", "delay": "10ms", "queue": 2000}},
+        "flows": vec![json!({"app": {"kind": "bulk"}}); n],
+    })
+}
+
+/// Flow scaling, stage by stage: `cargo bench -p transim-core --bench engine -- b4 1 1000`.
+fn flow_scaling(counts: &[usize]) {
+    for &n in counts {
+        let value = b4(n, 1_000_000);
+        let t = Instant::now();
+        let sc = transim_core::scenario::parse(value).expect("B4 parses");
+        let parse = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let mut sim = transim_core::scenario::build(&sc).expect("B4 builds");
+        let build = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let cons = sim.run().expect("B4 runs");
+        let run = t.elapsed().as_secs_f64();
+        let events = sim.events.popped;
+        let t = Instant::now();
+        let out = transim_core::results::collect(sim, "B4".into(), 1, cons);
+        let collect = t.elapsed().as_secs_f64();
+        let packets: u64 = out
+            .result
+            .flows
+            .iter()
+            .map(|f| f.detail.tcp().data_packets_delivered)
+            .sum();
+        println!(
+            "B4 {n:>6} flows: parse {parse:.3} s, build {build:.3} s, run {run:.3} s ({:.0} ns/packet, {:.2} events/packet), results {collect:.3} s, {packets} packets",
+            run / packets as f64 * 1e9,
+            events as f64 / packets as f64,
+        );
+    }
+}
 
 fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benches");
@@ -11,6 +58,12 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
+    if filter.first().is_some_and(|f| f.eq_ignore_ascii_case("b4")) {
+        let counts: Vec<usize> = filter[1..].iter().filter_map(|a| a.parse().ok()).collect();
+        let default = [1, 10, 100, 1_000, 10_000, 100_000];
+        flow_scaling(if counts.is_empty() { &default } else { &counts });
+        return;
+    }
     for name in ["b1", "b2", "b3", "a1", "a2", "s0", "s1"] {
         if !filter.is_empty() && !filter.iter().any(|f| f.eq_ignore_ascii_case(name)) {
             continue;

@@ -1,5 +1,13 @@
-//! The pending-event set: a binary min-heap keyed by (time, insertion sequence), so events at
-//! the same instant run in the order they were scheduled — a deterministic tie-break.
+//! The pending-event set, ordered by (time, insertion sequence), so events at the same instant
+//! run in the order they were scheduled — a deterministic tie-break.
+//!
+//! Near events live in a binary min-heap; events beyond the current ~4 ms slot wait in a
+//! timing wheel of 4,096 slots (~17 s), and anything later in an overflow heap; the search
+//! for the next slot with events skips empty ones through a bitmap. A slot's
+//! events join the heap (keeping their sequence numbers) before any event at or after its
+//! start is taken, so the order is exactly the single heap's. With thousands of flows the
+//! heap then holds the packets about to arrive rather than every flow's retransmission and
+//! delayed-ACK timer, and its depth stops growing with the number of flows.
 
 use super::Time;
 use std::cmp::Reverse;
@@ -37,13 +45,42 @@ struct Key {
     seq: u64,
 }
 
+/// log2 of a wheel slot's width in ns (2^22 ns ≈ 4.2 ms).
+const SLOT_BITS: u32 = 22;
+/// Slots in the wheel.
+const SLOTS: u64 = 4096;
+
 /// A deterministic priority queue of events.
-#[derive(Default)]
 pub struct EventQueue {
+    /// Every pending event before `horizon`.
     heap: BinaryHeap<Reverse<Entry>>,
+    /// Events in the slots from `horizon`'s on, for `SLOTS` slots: slot k in `wheel[k % SLOTS]`.
+    wheel: Vec<Vec<Entry>>,
+    in_wheel: usize,
+    /// One bit per wheel slot: set when the slot holds events.
+    occupied: Vec<u64>,
+    /// Events beyond the wheel.
+    far: BinaryHeap<Reverse<Entry>>,
+    /// Start of the first slot not yet moved into the heap (a multiple of the slot width).
+    horizon: Time,
     next_seq: u64,
     /// Number of events popped so far (for profiling and the benchmark report).
     pub popped: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            heap: BinaryHeap::new(),
+            wheel: (0..SLOTS).map(|_| Vec::new()).collect(),
+            in_wheel: 0,
+            occupied: vec![0; (SLOTS / 64) as usize],
+            far: BinaryHeap::new(),
+            horizon: 1 << SLOT_BITS,
+            next_seq: 0,
+            popped: 0,
+        }
+    }
 }
 
 /// One pending event with its key. Aligned to 32 bytes so that no entry straddles a cache
@@ -80,12 +117,84 @@ impl EventQueue {
             seq: self.next_seq,
         };
         self.next_seq += 1;
-        self.heap.push(Reverse(Entry(key, EventSlot(ev))));
+        self.insert(Entry(key, EventSlot(ev)));
+    }
+
+    /// File an entry where its time belongs: the heap, a wheel slot or the overflow.
+    #[inline]
+    fn insert(&mut self, e: Entry) {
+        let t = e.0.time;
+        if t < self.horizon {
+            self.heap.push(Reverse(e));
+        } else if (t >> SLOT_BITS) < (self.horizon >> SLOT_BITS) + SLOTS {
+            let slot = ((t >> SLOT_BITS) % SLOTS) as usize;
+            self.wheel[slot].push(e);
+            self.occupied[slot / 64] |= 1 << (slot % 64);
+            self.in_wheel += 1;
+        } else {
+            self.far.push(Reverse(e));
+        }
+    }
+
+    /// Move slots into the heap until it holds the earliest event (or nothing is left).
+    #[inline]
+    fn refill(&mut self) {
+        while self.heap.is_empty() && (self.in_wheel > 0 || !self.far.is_empty()) {
+            // Jump over empty slots to the next one holding events (the wheel's come before
+            // any in the overflow).
+            let cur = self.horizon >> SLOT_BITS;
+            let target = if self.in_wheel > 0 {
+                cur + self.empty_slots_from(cur)
+            } else {
+                let Reverse(Entry(k, _)) = self.far.peek().expect("non-empty");
+                cur.max(k.time >> SLOT_BITS)
+            };
+            let slot = (target % SLOTS) as usize;
+            let mut bucket = std::mem::take(&mut self.wheel[slot]);
+            self.occupied[slot / 64] &= !(1 << (slot % 64));
+            self.in_wheel -= bucket.len();
+            self.horizon = (target + 1) << SLOT_BITS;
+            for e in bucket.drain(..) {
+                self.heap.push(Reverse(e));
+            }
+            self.wheel[slot] = bucket; // keep the allocation
+                                       // The wheel now reaches one slot further: take what the overflow has there.
+            while let Some(&Reverse(e)) = self.far.peek() {
+                if (e.0.time >> SLOT_BITS) >= (self.horizon >> SLOT_BITS) + SLOTS {
+                    break;
+                }
+                self.far.pop();
+                self.insert(e);
+            }
+        }
+    }
+
+    /// Empty slots from absolute slot `cur` on before one that holds events (the wheel is
+    /// not empty).
+    fn empty_slots_from(&self, cur: u64) -> u64 {
+        let words = self.occupied.len();
+        let start = (cur % SLOTS) as usize;
+        let (mut w, bit) = (start / 64, start % 64);
+        let mut word = self.occupied[w] & (!0u64 << bit);
+        let mut base = (w * 64) as u64;
+        for _ in 0..=words {
+            if word != 0 {
+                let at = base + word.trailing_zeros() as u64;
+                return (at + SLOTS - start as u64) % SLOTS;
+            }
+            w = (w + 1) % words;
+            base = (w * 64) as u64;
+            word = self.occupied[w];
+        }
+        unreachable!("the wheel holds events")
     }
 
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
+        if self.heap.is_empty() {
+            self.refill();
+        }
         self.heap.pop().map(|Reverse(Entry(k, e))| {
             self.popped += 1;
             (k.time, e.0)
@@ -93,24 +202,99 @@ impl EventQueue {
     }
 
     /// Time of the earliest event, if any.
-    pub fn peek_time(&self) -> Option<Time> {
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<Time> {
+        if self.heap.is_empty() {
+            self.refill();
+        }
         self.heap.peek().map(|Reverse(Entry(k, _))| k.time)
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.in_wheel + self.far.len()
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The wheel and the overflow give exactly a single heap's order: random times from
+    /// now to far beyond the wheel, pushed while popping, against a plain sort.
+    #[test]
+    fn order_matches_a_single_heap() {
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(Time, u64)> = vec![];
+        let mut seq = 0u64;
+        let mut x: u64 = 12345;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut now = 0;
+        let mut popped = vec![];
+        for round in 0..20_000 {
+            for _ in 0..(rnd() % 3) {
+                let span = [1_000, 5_000_000, 2_000_000_000, 20_000_000_000][(rnd() % 4) as usize];
+                let t = now + rnd() % span;
+                q.push(t, Event::FlowStart(seq as u32));
+                reference.push((t, seq));
+                seq += 1;
+            }
+            if round % 2 == 0 {
+                if let Some((t, Event::FlowStart(s))) = q.pop() {
+                    assert!(t >= now);
+                    now = t;
+                    popped.push((t, s as u64));
+                }
+            }
+        }
+        while let Some((t, Event::FlowStart(s))) = q.pop() {
+            popped.push((t, s as u64));
+        }
+        // Every event once, and each pop was the earliest then pending: so the sequence of
+        // pops is sorted by (time, seq) within what was pending; check against the rule
+        // directly by replaying with a plain heap.
+        let mut heap = BinaryHeap::new();
+        let mut i = 0;
+        let mut expect = vec![];
+        let mut now2 = 0;
+        let mut x2: u64 = 12345;
+        let mut rnd2 = || {
+            x2 ^= x2 << 13;
+            x2 ^= x2 >> 7;
+            x2 ^= x2 << 17;
+            x2
+        };
+        for round in 0..20_000 {
+            for _ in 0..(rnd2() % 3) {
+                let span = [1_000, 5_000_000, 2_000_000_000, 20_000_000_000][(rnd2() % 4) as usize];
+                let t = now2 + rnd2() % span;
+                heap.push(Reverse((t, reference[i].1)));
+                i += 1;
+            }
+            if round % 2 == 0 {
+                if let Some(Reverse(e)) = heap.pop() {
+                    now2 = e.0;
+                    expect.push(e);
+                }
+            }
+        }
+        while let Some(Reverse(e)) = heap.pop() {
+            expect.push(e);
+        }
+        assert_eq!(popped.len(), reference.len());
+        assert_eq!(popped, expect);
+        assert!(q.is_empty());
+    }
 
     #[test]
     fn same_time_events_pop_in_insertion_order() {
