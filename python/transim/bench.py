@@ -1,5 +1,7 @@
-"""``transim bench``: run the performance benchmarks B1–B3 and compare with ns-3, and the
-cell-level ATM benchmarks A1 (UBR + EPD) and A2 (ABR + ERICA), which ns-3 cannot run.
+"""``transim bench``: run the performance benchmarks B1–B3 and compare with ns-3, the
+cell-level ATM benchmarks A1 (UBR + EPD) and A2 (ABR + ERICA), which ns-3 cannot run, the
+SACK pair S0/S1, and the scale benchmarks B4 (flow scaling, 1 to 100,000 flows of ~1 M packets
+each) and B5 (a k = 16 fat tree: 1,024 hosts, permutation traffic).
 
 Each run happens in a fresh worker process so that its peak memory is its own; the wall time
 measured is the engine run alone (scenario already parsed). The median of the repeats is
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -23,12 +26,64 @@ from .format import fmt_rate
 
 BENCH_DIR = resource("benches")
 
-# ns-3 NewReno figures: goodput (bit/s), data packets delivered, wall time (s).
+# ns-3.48 optimized build, measured side by side on the same bench files
+# (shared/reference/ns3-benchmarks.md): goodput (bit/s), data packets delivered, run time (s).
 NS3 = {
-    "B1": {"goodput": 0.88e6, "packets": 15_136, "wall": 0.30},
-    "B2": {"goodput": 52.5e6, "packets": 453_557, "wall": 8.6},
-    "B3": {"goodput": 96.3e6, "packets": 830_900, "wall": 21.7, "jain": 0.993},
+    "B1": {"goodput": 0.955e6, "packets": 16_496, "wall": 0.51},
+    "B2": {"goodput": 50.13e6, "packets": 432_775, "wall": 31.6},
+    "B3": {"goodput": 94.29e6, "packets": 813_960, "wall": 32.3, "jain": 0.993},
 }
+
+# Flow counts of B4 and the fat tree of B5.
+B4_FLOWS = (1, 10, 100, 1_000, 10_000, 100_000)
+SCALE_BENCHES = ("B4", "B5")
+
+
+def _sack_tcp(rto_min: str) -> dict[str, Any]:
+    """B4's and B5's TCP: SACK (RFC 6675), timestamps, IW 10, delayed ACKs, 16 MiB buffers."""
+    return {
+        "profile": "rfc",
+        "recovery": "rfc6675",
+        "timestamps": True,
+        "initial_window": 10,
+        "delayed_ack": "on",
+        "rto_min": rto_min,
+        "rcv_buf": "16MiB",
+    }
+
+
+def b4_scenario(flows: int, packets: int = 1_000_000) -> dict[str, Any]:
+    """B4: SACK flows on a 1 Gbps / 10 ms dumbbell (2,000-packet queue, 10 Gbps access),
+    long enough for about ``packets`` data packets (1 Gbps is 83,333 packets/s)."""
+    return {
+        "name": f"B4-{flows}",
+        "duration": f"{packets / 83_333 + 0.5:.3f}s",
+        "seed": 1,
+        "tcp": _sack_tcp("1s"),
+        "topology": {
+            "kind": "dumbbell",
+            "access": {"rate": "10Gbps", "delay": "0ms", "queue": 1000},
+            "bottleneck": {"rate": "1Gbps", "delay": "10ms", "queue": 2000},
+        },
+        "flows": [{"app": {"kind": "bulk"}} for _ in range(flows)],
+    }
+
+
+def b5_scenario(seconds: float = 0.005) -> dict[str, Any]:
+    """B5: a k = 16 fat tree (1,024 hosts, 320 switches, 10 Gbps / 1 µs links, 100-packet
+    queues, ECMP) with permutation traffic of bulk SACK flows."""
+    return {
+        "name": "B5",
+        "duration": f"{seconds}s",
+        "seed": 1,
+        "tcp": _sack_tcp("1ms"),
+        "topology": {
+            "kind": "fat_tree",
+            "k": 16,
+            "host_link": {"rate": "10Gbps", "delay": "1us", "queue": 100},
+        },
+        "traffic": {"pattern": "permutation", "app": {"kind": "bulk"}},
+    }
 
 
 # Cell-level benchmarks (no ns-3 counterpart): study 2's 70 VCs through one bottleneck.
@@ -81,6 +136,7 @@ def worker(path: str) -> dict[str, Any]:
             f["atm"]["data"]["sent"] + f["atm"]["reverse"]["sent"] for f in flows if "atm" in f
         ),
         "packets": sum(f["data_packets_delivered"] for f in flows),
+        "hops": sum(link["packets_in"] for link in res["links"]),
         "goodput": sum(goodputs),
         "jain": jain(goodputs),
         "events": res["events"],
@@ -90,24 +146,31 @@ def worker(path: str) -> dict[str, Any]:
 
 
 def run_one(path: Path) -> dict[str, Any]:
+    # One BLAS thread: numpy's spinning worker threads would compete with the engine.
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     out = subprocess.run(
         [sys.executable, "-m", "transim.bench", "--worker", str(path)],
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     )
     return json.loads(out.stdout)
 
 
 def main(args: argparse.Namespace) -> int:
     names = [n.strip().upper() for n in args.only.split(",") if n.strip()]
-    known = [*NS3, *ATM_BENCHES, *SACK_BENCHES]
+    known = [*NS3, *ATM_BENCHES, *SACK_BENCHES, *SCALE_BENCHES]
     unknown = [n for n in names if n not in known]
     if unknown:
         print(f"error: unknown benchmark(s) {unknown}; choose from {known}", file=sys.stderr)
         return 2
     rows = []
+    scale_rows: list[dict[str, Any]] = []
     for name in names:
+        if name in SCALE_BENCHES:
+            scale_rows += run_scale(name, args.repeat)
+            continue
         path = BENCH_DIR / f"{name.lower()}.toml"
         runs = []
         for i in range(args.repeat):
@@ -129,6 +192,7 @@ def main(args: argparse.Namespace) -> int:
             rows.append(med)
             continue
         ns3 = NS3[name]
+        med["ns_per_hop"] = med["wall"] / max(med["hops"], 1) * 1e9
         med["ns3_pps"] = ns3["packets"] / ns3["wall"]
         med["speedup"] = med["pps"] / med["ns3_pps"]
         rows.append(med)
@@ -137,17 +201,73 @@ def main(args: argparse.Namespace) -> int:
     sack_rows = [r for r in rows if r["name"] in SACK_BENCHES]
     tables = [render(ip_rows) if ip_rows else "", render_atm(atm_rows) if atm_rows else ""]
     tables.append(render_sack(sack_rows) if sack_rows else "")
+    tables.append(render_scale(scale_rows, ip_rows) if scale_rows else "")
+    rows += scale_rows
     print("\n\n".join(t for t in tables if t))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
+def run_scale(name: str, repeat: int) -> list[dict[str, Any]]:
+    """B4 over its flow counts, or B5; each scenario written as JSON for the worker."""
+    import tempfile
+
+    cases = (
+        [(f"B4 {n:,} flows", b4_scenario(n)) for n in B4_FLOWS]
+        if name == "B4"
+        else [("B5 fat tree k=16", b5_scenario())]
+    )
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, doc in cases:
+            path = Path(tmp) / "scenario.json"
+            path.write_text(json.dumps(doc), encoding="utf-8")
+            runs = []
+            for i in range(repeat if name == "B5" or len(doc.get("flows", [])) < 10_000 else 1):
+                print(f"  {label} run {i + 1} ...", file=sys.stderr, flush=True)
+                runs.append(run_one(path))
+            med = sorted(runs, key=lambda r: r["wall"])[len(runs) // 2]
+            med["label"] = label
+            med["flows"] = len(doc.get("flows", [])) or 1024
+            med["ns_per_packet"] = med["wall"] / max(med["packets"], 1) * 1e9
+            med["ns_per_hop"] = med["wall"] / max(med["hops"], 1) * 1e9
+            med["events_per_packet"] = med["events"] / max(med["packets"], 1)
+            out.append(med)
+    return out
+
+
+def render_scale(rows: list[dict[str, Any]], ip_rows: list[dict[str, Any]]) -> str:
+    """B4/B5: ns per delivered packet and per packet-hop, against B4's single flow and B1."""
+    head = (
+        f"{'bench':<20} {'data pkts':>10} {'pkt-hops':>11} {'wall':>8} {'ns/pkt':>7} "
+        f"{'ns/hop':>7} {'ev/pkt':>6} {'peak MB':>8} {'vs 1 flow':>9}"
+    )
+    lines = [head, "-" * len(head)]
+    one = next((r for r in rows if r["label"] == "B4 1 flows"), None)
+    for r in rows:
+        ratio = f"{r['ns_per_packet'] / one['ns_per_packet']:>8.2f}x" if one else f"{'-':>9}"
+        lines.append(
+            f"{r['label']:<20} {r['packets']:>10,} {r['hops']:>11,} {r['wall']:>7.3f}s "
+            f"{r['ns_per_packet']:>7.0f} {r['ns_per_hop']:>7.0f} {r['events_per_packet']:>6.2f} "
+            f"{r['peak_rss_mb']:>8.1f} {ratio}"
+        )
+    b1 = next((r for r in ip_rows if r["name"] == "B1"), None)
+    b5 = next((r for r in rows if r["label"].startswith("B5")), None)
+    if b1 and b5:
+        lines.append(
+            f"B5 per packet-hop / B1 per packet-hop: {b5['ns_per_hop'] / b1['ns_per_hop']:.2f}x "
+            "(target <= 2x)"
+        )
+    lines.append("(wall is _core.run: parse, build, run and results; B4's largest counts run once)")
+    return "\n".join(lines)
+
+
 def render(rows: list[dict[str, Any]]) -> str:
     head = (
         f"{'bench':<5} {'goodput':>11} {'ns-3 goodput':>12} {'data pkts':>10} {'ns-3 pkts':>10} "
         f"{'wall':>8} {'pkts/s':>12} {'ns-3 pkts/s':>11} {'speedup':>8} {'ev/pkt':>6} "
-        f"{'ns/ev':>6} {'peak MB':>8}"
+        f"{'ns/ev':>6} {'ns/hop':>6} {'peak MB':>8}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
@@ -157,7 +277,7 @@ def render(rows: list[dict[str, Any]]) -> str:
             f"{r['name']:<5} {fmt_rate(r['goodput']):>11} {fmt_rate(ns3['goodput']):>12} "
             f"{r['packets']:>10,} {ns3['packets']:>10,} {r['wall']:>7.3f}s {r['pps']:>12,.0f} "
             f"{r['ns3_pps']:>11,.0f} {r['speedup']:>7.1f}x {r['events_per_packet']:>6.1f} "
-            f"{r['ns_per_event']:>6.0f} {r['peak_rss_mb']:>8.1f}{extra}"
+            f"{r['ns_per_event']:>6.0f} {r['ns_per_hop']:>6.0f} {r['peak_rss_mb']:>8.1f}{extra}"
         )
     return "\n".join(lines)
 

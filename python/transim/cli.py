@@ -294,12 +294,14 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
 
     b = sub.add_parser(
-        "bench", help="run the performance benchmarks (B1-B3 against ns-3, A1-A2 ATM, S0-S1 SACK)"
+        "bench",
+        help="run the performance benchmarks (B1-B3 against ns-3, A1-A2 ATM, S0-S1 SACK, "
+        "B4-B5 scale)",
     )
     b.add_argument(
         "--only",
         default="B1,B2,B3,A1,A2,S0,S1",
-        help="comma-separated benchmark names (B1-B3, A1, A2, S0, S1)",
+        help="comma-separated benchmark names (B1-B3, A1, A2, S0, S1, B4, B5)",
     )
     b.add_argument(
         "--repeat", type=positive_int, default=3, help="runs per benchmark (median reported)"

@@ -6,19 +6,62 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// The TCP table of B4 and B5: SACK (RFC 6675), timestamps, IW 10, delayed ACKs, 16 MiB.
+fn sack_tcp(rto_min: &str) -> serde_json::Value {
+    json!({"profile": "rfc", "recovery": "rfc6675", "timestamps": true, "initial_window": 10,
+           "delayed_ack": "on", "rto_min": rto_min, "rcv_buf": "16MiB"})
+}
+
 /// B4's scenario: `n` SACK flows on a 1 Gbps / 10 ms dumbbell (2,000-packet bottleneck
 /// queue, 10 Gbps access links), long enough for about `packets` data packets.
 fn b4(n: usize, packets: u64) -> serde_json::Value {
     let seconds = packets as f64 / 83_333.0 + 0.5;
     json!({
         "name": format!("B4-{n}"), "duration": format!("{seconds:.3}s"), "seed": 1,
-        "tcp": {"profile": "rfc", "recovery": "rfc6675", "timestamps": true,
-                "initial_window": 10, "delayed_ack": "on", "rto_min": "1s", "rcv_buf": "16MiB"},
+        "tcp": sack_tcp("1s"),
         "topology": {"kind": "dumbbell",
                      "access": {"rate": "10Gbps", "delay": "0ms", "queue": 1000},
                      "bottleneck": {"rate": "1Gbps", "delay": "10ms", "queue": 2000}},
         "flows": vec![json!({"app": {"kind": "bulk"}}); n],
     })
+}
+
+/// B5's scenario: a k = 16 fat tree (1,024 hosts, 10 Gbps links, 1 µs, 100-packet queues)
+/// with permutation traffic of SACK flows, for `seconds`.
+fn b5(seconds: f64) -> serde_json::Value {
+    json!({
+        "name": "B5", "duration": format!("{seconds}s"), "seed": 1,
+        "tcp": sack_tcp("1ms"),
+        "topology": {"kind": "fat_tree", "k": 16,
+                     "host_link": {"rate": "10Gbps", "delay": "1us", "queue": 100}},
+        "traffic": {"pattern": "permutation", "app": {"kind": "bulk"}},
+    })
+}
+
+/// B5 stage by stage: `cargo bench -p transim-core --bench engine -- b5`.
+fn fat_tree_permutation() {
+    let t = Instant::now();
+    let sc = transim_core::scenario::parse(b5(0.02)).expect("B5 parses");
+    let mut sim = transim_core::scenario::build(&sc).expect("B5 builds");
+    let build = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let cons = sim.run().expect("B5 runs");
+    let run = t.elapsed().as_secs_f64();
+    let events = sim.events.popped;
+    let out = transim_core::results::collect(sim, "B5".into(), 1, cons);
+    let packets: u64 = out
+        .result
+        .flows
+        .iter()
+        .map(|f| f.detail.tcp().data_packets_delivered)
+        .sum();
+    let hops: u64 = out.result.links.iter().map(|l| l.packets_in).sum();
+    println!(
+        "B5 fat tree k=16, 1,024 hosts: build {build:.3} s, run {run:.3} s, {packets} data packets ({:.0} ns/packet), {hops} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
+        run / packets as f64 * 1e9,
+        run / hops as f64 * 1e9,
+        events as f64 / packets as f64,
+    );
 }
 
 /// Flow scaling, stage by stage: `cargo bench -p transim-core --bench engine -- b4 1 1000`.
@@ -58,6 +101,10 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
+    if filter.first().is_some_and(|f| f.eq_ignore_ascii_case("b5")) {
+        fat_tree_permutation();
+        return;
+    }
     if filter.first().is_some_and(|f| f.eq_ignore_ascii_case("b4")) {
         let counts: Vec<usize> = filter[1..].iter().filter_map(|a| a.parse().ok()).collect();
         let default = [1, 10, 100, 1_000, 10_000, 100_000];

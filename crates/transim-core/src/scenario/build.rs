@@ -13,6 +13,12 @@ use crate::sim::Time;
 
 /// Deserialize a scenario from a JSON value (Python hands over its parsed TOML this way).
 pub fn parse(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+    let mut sc = deserialize(value)?;
+    super::generate::expand(&mut sc)?;
+    Ok(sc)
+}
+
+fn deserialize(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
     serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
@@ -55,17 +61,21 @@ pub(super) struct Net {
     pub(super) out: Vec<Vec<(u32, u32)>>,
     /// Per link direction: its queue limit was written in the scenario.
     pub(super) queue_given: Vec<bool>,
+    /// Node ids by name (the first node of a name).
+    index: std::collections::HashMap<String, u32>,
 }
 
 impl Net {
     fn node(&mut self, name: &str) -> u32 {
+        let id = self.names.len() as u32;
         self.names.push(name.to_string());
         self.out.push(Vec::new());
-        (self.names.len() - 1) as u32
+        self.index.entry(name.to_string()).or_insert(id);
+        id
     }
 
     pub(super) fn find(&self, name: &str) -> Option<u32> {
-        self.names.iter().position(|n| n == name).map(|i| i as u32)
+        self.index.get(name).copied()
     }
 
     fn add_direction(&mut self, from: u32, to: u32, d: DirParams, seed: u64) {
@@ -350,14 +360,36 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     if sc.flows.is_empty() {
         return Err(ScenarioError::new(
             "flows",
-            "is empty; expected at least one flow",
+            "is empty; expected at least one flow ([[flows]] or a [traffic] pattern)",
         ));
     }
     let n = sc.flows.len();
     let topo = &sc.topology;
     let mut net = Net::default();
     let mut endpoints = Vec::with_capacity(n);
+    for (v, p) in [
+        (topo.host_link.is_some(), "topology.host_link"),
+        (topo.fabric_link.is_some(), "topology.fabric_link"),
+        (topo.k.is_some(), "topology.k"),
+        (topo.leaves.is_some(), "topology.leaves"),
+        (topo.spines.is_some(), "topology.spines"),
+        (topo.hosts_per_leaf.is_some(), "topology.hosts_per_leaf"),
+        (topo.hops.is_some(), "topology.hops"),
+    ] {
+        if v {
+            return Err(ScenarioError::new(
+                p,
+                "is only for generated topologies (kind = \"fat_tree\", \"leaf_spine\" or \"parking_lot\")",
+            ));
+        }
+    }
     match topo.kind {
+        TopologyKind::FatTree | TopologyKind::LeafSpine | TopologyKind::ParkingLot => {
+            return Err(ScenarioError::new(
+                "topology.kind",
+                "a generated topology is made explicit by scenario::parse; build the parsed scenario",
+            ));
+        }
         TopologyKind::Dumbbell => {
             let why = "in a dumbbell topology";
             forbid(&topo.nodes, "topology.nodes", why)?;

@@ -61,7 +61,8 @@ pub(super) fn attach(
     let nlinks = net.links.len();
     let cells: Vec<bool> = match topo.kind {
         TopologyKind::Dumbbell => vec![true; nlinks],
-        TopologyKind::Explicit => (0..nlinks).map(|l| explicit_atm[l / 2]).collect(),
+        // Generated topologies are explicit once parsed.
+        _ => (0..nlinks).map(|l| explicit_atm[l / 2]).collect(),
     };
     if !cells.iter().any(|&c| c) {
         return Err(err(

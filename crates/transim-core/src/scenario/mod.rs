@@ -7,6 +7,7 @@ mod build_atm;
 mod build_sctp;
 mod build_tcp;
 pub mod error;
+mod generate;
 pub mod profiles;
 pub mod schema;
 pub mod schema_atm;

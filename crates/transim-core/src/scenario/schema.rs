@@ -37,7 +37,11 @@ pub struct Scenario {
     /// Nodes and links.
     pub topology: TopologySpec,
     /// Connections.
+    #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Flows generated from a traffic pattern.
+    #[serde(default)]
+    pub traffic: Option<TrafficSpec>,
     /// What to record.
     #[serde(default)]
     pub trace: TraceSpec,
@@ -71,6 +75,12 @@ pub enum TopologyKind {
     Dumbbell,
     /// An explicit list of nodes and links with static routes.
     Explicit,
+    /// A k-ary fat tree (`k`, `host_link`, `fabric_link`), made explicit with ECMP on.
+    FatTree,
+    /// Leaves joined to every spine (`leaves`, `spines`, `hosts_per_leaf`), ECMP on.
+    LeafSpine,
+    /// A chain of `hops` router links with a long path and one cross path per hop.
+    ParkingLot,
 }
 
 /// The topology table.
@@ -103,9 +113,68 @@ pub struct TopologySpec {
     #[serde(default)]
     pub routes: Option<Vec<RouteSpec>>,
     /// Spread flows over equal-cost shortest paths (a per-flow hash at every node) instead
-    /// of taking the first link in order (default false).
+    /// of taking the first link in order (default false; true for fat_tree and leaf_spine).
     #[serde(default)]
     pub ecmp: Option<bool>,
+    /// Generated topologies: the links between hosts and switches.
+    #[serde(default)]
+    pub host_link: Option<LinkSpec>,
+    /// Generated topologies: the links between switches (default: as host_link).
+    #[serde(default)]
+    pub fabric_link: Option<LinkSpec>,
+    /// fat_tree: the arity k (even): k³/4 hosts.
+    #[serde(default)]
+    pub k: Option<u32>,
+    /// leaf_spine: leaf switches.
+    #[serde(default)]
+    pub leaves: Option<u32>,
+    /// leaf_spine: spine switches.
+    #[serde(default)]
+    pub spines: Option<u32>,
+    /// leaf_spine: hosts on each leaf.
+    #[serde(default)]
+    pub hosts_per_leaf: Option<u32>,
+    /// parking_lot: router-to-router links.
+    #[serde(default)]
+    pub hops: Option<u32>,
+}
+
+/// A traffic pattern that generates flows between hosts.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TrafficPattern {
+    /// Every host sends to one other host and receives from one (a random derangement).
+    Permutation,
+    /// `senders` hosts (default all others) send to one `receiver` (default the first host).
+    Incast,
+    /// Every host sends to every other host.
+    AllToAll,
+}
+
+/// The `[traffic]` table: flows from a pattern (added to any `[[flows]]`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficSpec {
+    /// Which pattern.
+    pub pattern: TrafficPattern,
+    /// The hosts it runs between (default: a generated topology's hosts).
+    #[serde(default)]
+    pub hosts: Option<Vec<String>>,
+    /// incast: how many senders.
+    #[serde(default)]
+    pub senders: Option<u32>,
+    /// incast: the receiving host.
+    #[serde(default)]
+    pub receiver: Option<String>,
+    /// Every generated flow's application.
+    #[serde(default)]
+    pub app: AppSpec,
+    /// When the flows start.
+    #[serde(default)]
+    pub start: Option<Duration>,
+    /// TCP options for the generated flows.
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
 }
 
 /// A static route: at node `at`, packets for `to` go to neighbour `via`.
@@ -329,7 +398,7 @@ pub struct AppSpec {
 }
 
 /// One connection.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     /// Display name (default "flow<i>").

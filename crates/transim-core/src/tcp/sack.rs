@@ -22,7 +22,6 @@ use super::scoreboard::SackIndex;
 use super::sender::{RtxKind, SentSeg, TcpSender};
 use super::timers;
 use super::Ctx;
-use crate::net::header::tcp::flags;
 use crate::net::{SackBlocks, TcpHeader};
 use crate::sim::Time;
 use std::collections::VecDeque;
@@ -272,11 +271,7 @@ impl TcpSender {
             }
             return;
         }
-        let dup = p.ack == self.snd_una
-            && p.len == 0
-            && !p.has(flags::FIN)
-            && self.snd_max > self.snd_una;
-        if !dup {
+        if !self.is_dupack(p) {
             self.try_send(ctx); // window update
             return;
         }
@@ -331,11 +326,7 @@ impl TcpSender {
             }
             return;
         }
-        let dup = p.ack == self.snd_una
-            && p.len == 0
-            && !p.has(flags::FIN)
-            && self.snd_max > self.snd_una;
-        if dup {
+        if self.is_dupack(p) {
             self.stats.dupacks += 1;
             self.observe_duplicate(ctx.now);
             let changed = !self.sack.ns2_after_timeout

@@ -743,6 +743,12 @@ impl TcpSender {
             .set(ctx.now + self.rtt.rto(), self.flow, timers::RTO, ctx.events);
     }
 
+    /// A duplicate ACK: no new data acknowledged, no payload, no FIN, data outstanding.
+    #[inline]
+    pub(crate) fn is_dupack(&self, p: &TcpHeader) -> bool {
+        p.ack == self.snd_una && p.len == 0 && !p.has(flags::FIN) && self.snd_max > self.snd_una
+    }
+
     fn on_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
         if p.ack > self.snd_max {
             return; // acknowledges data never sent
@@ -752,11 +758,7 @@ impl TcpSender {
             self.sack_on_ack(p, ctx);
         } else if p.ack > self.snd_una {
             self.on_new_ack(p, ctx);
-        } else if p.ack == self.snd_una
-            && p.len == 0
-            && !p.has(flags::FIN)
-            && self.snd_max > self.snd_una
-        {
+        } else if self.is_dupack(p) {
             self.on_dupack(ctx);
         } else {
             self.try_send(ctx); // window update
