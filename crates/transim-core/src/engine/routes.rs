@@ -20,7 +20,8 @@ const NO_COL: u32 = u32::MAX;
 /// Where a node sits in the routing structure.
 #[derive(Clone, Copy, Debug)]
 struct NodeInfo {
-    /// A leaf's only outgoing link direction ([`NO_ROUTE`] for a core).
+    /// A leaf's only outgoing link direction ([`NO_ROUTE`] for a core, or for a leaf whose
+    /// neighbour is a leaf too).
     uplink: u32,
     /// The node packets for this node are routed to: itself for a core, its neighbour for a
     /// leaf.
@@ -90,9 +91,17 @@ impl Routes {
         for (v, o) in out.iter().enumerate() {
             for &(l, w) in o {
                 let leaf = &mut nodes[w as usize];
-                if leaf.uplink != NO_ROUTE && leaf.attach == v as u32 && leaf.downlink == NO_ROUTE {
+                if leaf.row == NO_COL && leaf.attach == v as u32 && leaf.downlink == NO_ROUTE {
                     leaf.downlink = l;
                 }
+            }
+        }
+        // A leaf joined to another leaf (two hosts alone) reaches only that one, through its
+        // downlink: it has no way up.
+        for u in 0..n {
+            let a = nodes[u].attach as usize;
+            if nodes[u].row == NO_COL && nodes[a].row == NO_COL {
+                nodes[u].uplink = NO_ROUTE;
             }
         }
         // Destination columns: the attach points of the destinations, once each.
@@ -195,11 +204,8 @@ impl Routes {
             return d.downlink;
         }
         let here = self.nodes[node as usize];
-        if here.uplink != NO_ROUTE {
-            // Up to the attach node, unless that is a leaf too (two hosts joined to each
-            // other reach only each other).
-            let up_is_core = self.nodes[here.attach as usize].row != NO_COL;
-            return if up_is_core { here.uplink } else { NO_ROUTE };
+        if here.row == NO_COL {
+            return here.uplink; // a leaf sends everything up (none for two hosts alone)
         }
         if d.col == NO_COL {
             return NO_ROUTE;
