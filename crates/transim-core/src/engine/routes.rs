@@ -238,7 +238,7 @@ fn ecmp_pick(flow: u32, node: u32, count: u32) -> u32 {
     h ^= h >> 31;
     h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
     h ^= h >> 29;
-    (h % count as u64) as u32
+    (((h >> 32) * count as u64) >> 32) as u32 // the top bits scaled: no division
 }
 
 #[cfg(test)]
