@@ -448,15 +448,20 @@ class Reno(Tahoe):
             self.recv_newack_helper(a)
             self.first_ack()
         elif a == self.last_ack:
-            self.dupacks += 1
-            if self.dupacks == 3:
-                self.dupack_action()
-            elif self.dupacks > 3 and self.last_cwnd_action == DUPACK:
-                self.dupwnd += 1
-            elif self.dupacks < 3 and self.singledup:
-                self.send_one()
+            self.on_dupack()
         if self.dupacks == 0 or self.dupacks > 2:
             self.send_much()
+
+    def on_dupack(self) -> None:
+        """Reno and NewReno: the third duplicate ACK retransmits, later ones inflate
+        dupwnd_ during recovery, the first two may send a new packet (singledup_)."""
+        self.dupacks += 1
+        if self.dupacks == 3:
+            self.dupack_action()
+        elif self.dupacks > 3 and self.last_cwnd_action == DUPACK:
+            self.dupwnd += 1
+        elif self.dupacks < 3 and self.singledup:
+            self.send_one()
 
     def fr_allowed(self) -> bool:
         return super().fr_allowed() or self.last_cwnd_action == DUPACK
@@ -527,13 +532,7 @@ class NewReno(Reno):
                     self.t_backoff = 1
                 self.output(self.last_ack + 1)
         elif a == self.last_ack:
-            self.dupacks += 1
-            if self.dupacks == 3:
-                self.dupack_action()
-            elif self.dupacks > 3 and self.last_cwnd_action == DUPACK:
-                self.dupwnd += 1
-            elif self.dupacks < 3 and self.singledup:
-                self.send_one()
+            self.on_dupack()
         if self.dupacks == 0:
             self.send_much()
         elif self.dupacks > 2:

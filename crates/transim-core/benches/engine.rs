@@ -38,59 +38,75 @@ fn b5(seconds: f64) -> serde_json::Value {
     })
 }
 
-/// B5 stage by stage: `cargo bench -p transim-core --bench engine -- b5`.
-fn fat_tree_permutation() {
+/// One benchmark run timed stage by stage.
+struct Stages {
+    parse: f64,
+    build: f64,
+    run: f64,
+    collect: f64,
+    packets: u64,
+    hops: u64,
+    events: u64,
+}
+
+fn staged(value: serde_json::Value) -> Stages {
     let t = Instant::now();
-    let sc = transim_core::scenario::parse(b5(0.02)).expect("B5 parses");
-    let mut sim = transim_core::scenario::build(&sc).expect("B5 builds");
+    let sc = transim_core::scenario::parse(value).expect("benchmark parses");
+    let parse = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let mut sim = transim_core::scenario::build(&sc).expect("benchmark builds");
     let build = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let cons = sim.run().expect("B5 runs");
+    let cons = sim.run().expect("benchmark runs");
     let run = t.elapsed().as_secs_f64();
     let events = sim.events.popped;
-    let out = transim_core::results::collect(sim, "B5".into(), 1, cons);
-    let packets: u64 = out
-        .result
-        .flows
-        .iter()
-        .map(|f| f.detail.tcp().data_packets_delivered)
-        .sum();
-    let hops: u64 = out.result.links.iter().map(|l| l.packets_in).sum();
+    let t = Instant::now();
+    let out = transim_core::results::collect(sim, "bench".into(), 1, cons);
+    let collect = t.elapsed().as_secs_f64();
+    Stages {
+        parse,
+        build,
+        run,
+        collect,
+        packets: out
+            .result
+            .flows
+            .iter()
+            .map(|f| f.detail.tcp().data_packets_delivered)
+            .sum(),
+        hops: out.result.links.iter().map(|l| l.packets_in).sum(),
+        events,
+    }
+}
+
+/// B5 stage by stage: `cargo bench -p transim-core --bench engine -- b5`.
+fn fat_tree_permutation() {
+    let s = staged(b5(0.02));
     println!(
-        "B5 fat tree k=16, 1,024 hosts: build {build:.3} s, run {run:.3} s, {packets} data packets ({:.0} ns/packet), {hops} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
-        run / packets as f64 * 1e9,
-        run / hops as f64 * 1e9,
-        events as f64 / packets as f64,
+        "B5 fat tree k=16, 1,024 hosts: build {:.3} s, run {:.3} s, {} data packets ({:.0} ns/packet), {} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
+        s.parse + s.build,
+        s.run,
+        s.packets,
+        s.run / s.packets as f64 * 1e9,
+        s.hops,
+        s.run / s.hops as f64 * 1e9,
+        s.events as f64 / s.packets as f64,
     );
 }
 
 /// Flow scaling, stage by stage: `cargo bench -p transim-core --bench engine -- b4 1 1000`.
 fn flow_scaling(counts: &[usize]) {
     for &n in counts {
-        let value = b4(n, 1_000_000);
-        let t = Instant::now();
-        let sc = transim_core::scenario::parse(value).expect("B4 parses");
-        let parse = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let mut sim = transim_core::scenario::build(&sc).expect("B4 builds");
-        let build = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let cons = sim.run().expect("B4 runs");
-        let run = t.elapsed().as_secs_f64();
-        let events = sim.events.popped;
-        let t = Instant::now();
-        let out = transim_core::results::collect(sim, "B4".into(), 1, cons);
-        let collect = t.elapsed().as_secs_f64();
-        let packets: u64 = out
-            .result
-            .flows
-            .iter()
-            .map(|f| f.detail.tcp().data_packets_delivered)
-            .sum();
+        let s = staged(b4(n, 1_000_000));
         println!(
-            "B4 {n:>6} flows: parse {parse:.3} s, build {build:.3} s, run {run:.3} s ({:.0} ns/packet, {:.2} events/packet), results {collect:.3} s, {packets} packets",
-            run / packets as f64 * 1e9,
-            events as f64 / packets as f64,
+            "B4 {n:>6} flows: parse {:.3} s, build {:.3} s, run {:.3} s ({:.0} ns/packet, {:.2} events/packet), results {:.3} s, {} packets",
+            s.parse,
+            s.build,
+            s.run,
+            s.run / s.packets as f64 * 1e9,
+            s.events as f64 / s.packets as f64,
+            s.collect,
+            s.packets,
         );
     }
 }
