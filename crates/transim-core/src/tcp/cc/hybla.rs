@@ -1,6 +1,6 @@
 //! TCP Hybla (Caini & Firrincieli, 2004): removes the RTT bias for long-delay (satellite)
 //! paths. With ρ = RTT/RTT₀ (RTT₀ = 25 ms, ρ ≥ 1) slow start adds 2^ρ − 1 segments per ACK
-//! and congestion avoidance ρ²/cwnd per ACK (ρ² segments per RTT). Losses halve as Reno.
+//! and congestion avoidance ρ²/cwnd per segment acknowledged (ρ² segments per RTT). Losses halve as Reno.
 
 use super::{AckInfo, CongestionControl, Window};
 use crate::sim::{Time, MILLISECOND};
@@ -26,16 +26,16 @@ impl CongestionControl for Hybla {
     fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
         let rho = self.rho.max(1.0);
         let seg = w.cwnd as f64 / w.mss as f64;
-        let inc = if w.in_slow_start() {
+        let in_ss = w.in_slow_start();
+        // Slow start grows once per ACK, however many segments it covers (the paper's
+        // per-ACK rule, as Linux's hybla_cong_avoid and ns-3's TcpHybla::SlowStart apply it);
+        // congestion avoidance adds ρ²/cwnd per segment acknowledged.
+        let inc = if in_ss {
             rho.exp2() - 1.0
         } else {
-            rho * rho / seg
+            rho * rho / seg * (a.acked as f64 / w.mss as f64).max(1.0)
         };
-        let in_ss = w.in_slow_start();
-        w.grow(
-            &mut self.frac,
-            inc * (a.acked as f64 / w.mss as f64).max(1.0),
-        );
+        w.grow(&mut self.frac, inc);
         if in_ss {
             w.cwnd = w.cwnd.min(w.ssthresh); // slow start never overshoots ssthresh
         }
@@ -44,5 +44,61 @@ impl CongestionControl for Hybla {
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
         self.frac = 0.0;
         (base / 2).max(2 * w.mss as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::config::CwndUnit;
+
+    fn window(cwnd_segments: u64, ssthresh_segments: u64) -> Window {
+        Window {
+            cwnd: cwnd_segments * 1000,
+            ssthresh: ssthresh_segments * 1000,
+            mss: 1000,
+            unit: CwndUnit::Bytes,
+            cnt: 0,
+            max_cwnd: None,
+            ns2: false,
+            precision_reduce: false,
+            frac: 0.0,
+            frac_at: 0,
+        }
+    }
+
+    fn ack(acked: u64) -> AckInfo {
+        AckInfo {
+            now: 0,
+            acked,
+            rtt: None,
+            srtt: 0,
+            min_rtt: 2 * RTT0,
+            flight: 0,
+            pipe: 0,
+            recovering: false,
+            delivered: 0,
+            sample: None,
+        }
+    }
+
+    /// ρ = 2 (RTT = 50 ms): slow start adds 2² − 1 = 3 segments per ACK also when a delayed
+    /// ACK covers two segments; avoidance adds ρ²/cwnd = 4/40 per segment acknowledged.
+    #[test]
+    fn slow_start_per_ack_avoidance_per_segment() {
+        let mut h = Hybla::default();
+        let mut w = window(10, 1000);
+        h.observe(&mut w, &ack(2000));
+        assert_eq!(h.rho, 2.0);
+        h.on_ack(&mut w, &ack(2000));
+        assert_eq!(
+            w.cwnd, 13_000,
+            "one increment of 2^rho - 1 for a two-segment ACK"
+        );
+        let mut w = window(40, 40);
+        for _ in 0..5 {
+            h.on_ack(&mut w, &ack(2000)); // 5 ACKs x 2 segments x 4/40 = 1 segment
+        }
+        assert_eq!(w.cwnd, 41_000);
     }
 }
