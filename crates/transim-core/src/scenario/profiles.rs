@@ -313,6 +313,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         halving_base: match spec.halving_base.unwrap_or(d.halving) {
             HalvingSpec::Flight => HalvingBase::Flight,
             HalvingSpec::Window => HalvingBase::Window,
+            HalvingSpec::Pipe => HalvingBase::Pipe,
         },
         delayed_ack,
         nagle: match spec.nagle.unwrap_or(d.nagle) {

@@ -555,6 +555,8 @@ pub enum HalvingSpec {
     Flight,
     /// min(cwnd, rwnd).
     Window,
+    /// ns-3's rule: the data in flight as RFC 6675's pipe counts it when recovery starts.
+    Pipe,
 }
 
 /// Delayed-ACK policy names.

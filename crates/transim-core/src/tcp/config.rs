@@ -155,6 +155,12 @@ pub enum HalvingBase {
     Flight,
     /// min(cwnd, rwnd) (ns-2, Linux's tcp_reno_ssthresh uses cwnd).
     Window,
+    /// ns-3's rule (`TcpSocketBase::EnterRecovery` passes `BytesInFlight()`, RFC 6675's
+    /// pipe, to `GetSsThresh`): FlightSize less the SACKed and lost data when fast recovery
+    /// starts, with the head counted lost; without SACK each duplicate ACK counts as one
+    /// segment SACKed (all of them with Limited Transmit, else one) and the head is counted
+    /// back in. After a timeout it is FlightSize.
+    Pipe,
 }
 
 /// Full configuration of a TCP connection.

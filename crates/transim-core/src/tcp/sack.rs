@@ -17,7 +17,7 @@
 //! hole leaves pipe and is sent again at once, with no further window reduction.
 
 use super::cc::CongestionControl;
-use super::config::Recovery;
+use super::config::{HalvingBase, Recovery};
 use super::scoreboard::SackIndex;
 use super::sender::{RtxKind, SentSeg, TcpSender};
 use super::timers;
@@ -352,7 +352,10 @@ impl TcpSender {
     fn sack_enter(&mut self, ctx: &mut Ctx) {
         self.stats.fast_retransmits += 1;
         self.lt_segments = 0;
-        let base = self.reduction_base();
+        let base = match self.cfg.halving_base {
+            HalvingBase::Pipe if self.cfg.recovery == Recovery::Rfc6675 => self.ns3_pipe(),
+            _ => self.reduction_base(),
+        };
         self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, base);
         if !self.cc.owns_window() {
             self.win.halve(base, 0);
@@ -538,6 +541,16 @@ impl TcpSender {
     /// up as SACKs arrive: amortised O(1) per ACK.
     fn mark_lost(&mut self) {
         while self.pass_lost_frontier() {}
+    }
+
+    /// ns-3's BytesInFlight() as fast recovery starts (`HalvingBase::Pipe`): the unSACKed
+    /// data below snd_nxt less what RFC 6675's IsLost() marks lost, the head at least.
+    fn ns3_pipe(&mut self) -> u64 {
+        self.mark_lost();
+        let nxt = self.snd_nxt;
+        let head_end = self.rtx.front().map_or(nxt, |s| s.end);
+        let lost_to = self.sack.lost_to.max(head_end).min(nxt);
+        self.unsacked_below(nxt) - self.unsacked_below(lost_to)
     }
 
     /// RFC 6675 SetPipe(): bytes believed in flight: each unSACKed segment below snd_nxt counts

@@ -1018,16 +1018,29 @@ impl TcpSender {
             // fraction: the base is the advertised window alone (`Window::ns2_half`).
             HalvingBase::Window if self.win.ns2 && self.cc.kind() == CcKind::Reno => self.rwnd,
             HalvingBase::Window => self.win.cwnd.min(self.rwnd),
+            HalvingBase::Pipe => self.flight(),
         }
     }
 
     fn enter_recovery(&mut self, ctx: &mut Ctx) {
         self.stats.fast_retransmits += 1;
         self.lt_segments = 0;
-        let base = self.reduction_base();
+        let mss = self.win.mss as u64;
+        let base = match self.cfg.halving_base {
+            // ns-3 without SACK: a "Reno SACK" per duplicate ACK (only the last one without
+            // Limited Transmit), the head lost, then the head counted back in.
+            HalvingBase::Pipe => {
+                let sacked = if self.cfg.limited_transmit {
+                    self.dupacks as u64
+                } else {
+                    1
+                };
+                self.flight().saturating_sub(sacked * mss)
+            }
+            _ => self.reduction_base(),
+        };
         self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, base);
         self.recover = self.snd_max;
-        let mss = self.win.mss as u64;
         match self.cfg.recovery {
             Recovery::Tahoe => {
                 self.win.set_cwnd(mss);
