@@ -60,6 +60,12 @@ pub fn validate_value(value: serde_json::Value) -> Result<scenario::Scenario, Sc
     Ok(sc)
 }
 
+/// Parse a scenario and describe what it builds (see [`scenario::describe`]).
+pub fn describe_value(value: serde_json::Value) -> Result<serde_json::Value, ScenarioError> {
+    let sc = scenario::parse(value)?;
+    scenario::describe::describe(&sc)
+}
+
 /// Parse, validate and run a scenario.
 pub fn run_value(value: serde_json::Value) -> Result<results::RunOutput, Error> {
     run_value_watched(value, &mut |_, _| true)

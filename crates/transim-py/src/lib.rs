@@ -37,6 +37,15 @@ fn validate(scenario_json: &str) -> PyResult<String> {
     serde_json::to_string(&sc).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// What a scenario builds (nodes, link directions, flows, each TCP flow's resolved options),
+/// as JSON text; for translators to other simulators.
+#[pyfunction]
+fn describe(scenario_json: &str) -> PyResult<String> {
+    let v = parse_json(scenario_json)?;
+    let d = transim_core::describe_value(v).map_err(scenario_err)?;
+    serde_json::to_string(&d).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
 fn flow_trace_dict<'py>(py: Python<'py>, tr: Box<dyn Series>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (name, col) in tr.into_columns() {
@@ -252,6 +261,7 @@ fn congestion_controls() -> Vec<&'static str> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(gilbert_elliott_stats, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
     m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;

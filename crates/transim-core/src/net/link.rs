@@ -260,6 +260,17 @@ impl Link {
         }
     }
 
+    /// The queue discipline's scenario name: `"droptail"`, `"droptail_ns2"`, `"fq"` or
+    /// `"ack_filter"`.
+    pub fn discipline(&self) -> &'static str {
+        match (&self.sched, self.ns2_limit) {
+            (Some(Sched::Fq(_)), _) => "fq",
+            (Some(Sched::AckFilter(_)), _) => "ack_filter",
+            (None, true) => "droptail_ns2",
+            (None, false) => "droptail",
+        }
+    }
+
     /// How many packets may wait, when the limit is given in packets: the limit itself, or
     /// one fewer under ns-2's DropTail rule (`qdisc = "droptail_ns2"`), which drops an arrival
     /// once `limit − 1` packets wait.

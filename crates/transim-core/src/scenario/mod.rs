@@ -6,6 +6,7 @@ pub mod build;
 mod build_atm;
 mod build_sctp;
 mod build_tcp;
+pub mod describe;
 pub mod error;
 mod generate;
 pub mod profiles;
