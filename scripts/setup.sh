@@ -30,6 +30,12 @@ echo "== Python dependencies"
     "jinja2>=3.1" "markdown>=3.4" "dask[distributed]>=2024.1" "pandas>=2.0" "pyarrow>=14" \
     "pytest>=7" "ruff>=0.4" "playwright>=1.40" "hypothesis>=6.100"
 
+echo "== ns-3 for the cross-validation (the peers extra's wheel, without its cppyy bindings)"
+# transim builds its own C++ driver against ns-3's libraries and headers; the Python
+# bindings the wheel depends on are not used. Optional: without it the peer tests skip.
+"$VPY" -m pip install --quiet --disable-pip-version-check --no-deps "ns3>=3.44" \
+    || echo "setup: no ns-3 wheel for this Python/platform; transim compare ns3 and the peer tests need ns-3 (apt install libns3-dev)" >&2
+
 echo "== Building transim (Rust engine + Python package) into $VENV"
 "$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation -e .
 "$VPY" -c 'import transim; print("transim", transim.__version__, "ready in .venv (source .venv/bin/activate)")'

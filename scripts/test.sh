@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Set up (if needed) and run every check: Rust format, lints and tests; Python lints and
-# tests, including the report in a real browser (Chromium), pcap decoding by tshark and the
-# wheel installed into a fresh virtual environment.
+# tests, including the report in a real browser (Chromium), pcap decoding by tshark, the
+# wheel installed into a fresh virtual environment, and the cross-validation against ns-3
+# (g++ builds transim's ns-3 driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/system-packages.sh chromium tshark
+bash scripts/system-packages.sh chromium tshark g++
 bash scripts/setup.sh
 VPY=.venv/bin/python
 

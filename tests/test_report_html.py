@@ -22,6 +22,7 @@ SECTIONS = (
     "Bursty loss on a wireless hop",
     "ACK congestion on an asymmetric access link",
     "Every congestion control on one path",
+    "Cross-validation: the same scenarios in ns-3",
     "Linux 2.6 slow start with small writes",
 )
 
@@ -39,6 +40,13 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
     assert f"Sections finished: {len(SECTIONS)} of {len(SECTIONS)}" in text
     for img in ("dumbbell/cwnd.png", "study1-sctp/transfer_times.png", "study2-atm/table2.png"):
         assert (report / img).stat().st_size > 1000
+    from transim.peers import Ns3Unavailable, find_ns3
+
+    try:
+        find_ns3()
+        assert (report / "cross-validation" / "single_loss_cwnd.png").stat().st_size > 1000
+    except Ns3Unavailable:
+        assert "Not run here: no ns-3 found" in text
     for study in ("study1-sctp", "study2-atm", "study3-adaptive", "study4-sackplus", "study5-ful"):
         findings = json.loads((report / study / "findings.json").read_text())
         assert findings and all(

@@ -160,6 +160,8 @@ def run_one(path: Path) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     names = [n.strip().upper() for n in args.only.split(",") if n.strip()]
+    if getattr(args, "peer", None):
+        return _peer_main(names, args.repeat, args.only_given)
     known = [*NS3, *ATM_BENCHES, *SACK_BENCHES, *SCALE_BENCHES]
     unknown = [n for n in names if n not in known]
     if unknown:
@@ -206,6 +208,24 @@ def main(args: argparse.Namespace) -> int:
     print("\n\n".join(t for t in tables if t))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _peer_main(names: list[str], repeat: int, only_given: bool) -> int:
+    """``--peer ns3``: B1-B3 (or the ones --only names) against the installed ns-3."""
+    from .peers import Ns3Unavailable
+    from .peers.bench import peer_bench
+
+    names = names if only_given else list(NS3)
+    wrong = [n for n in names if n not in NS3]
+    if wrong:
+        print(f"error: --peer runs B1-B3 only; got {wrong}", file=sys.stderr)
+        return 2
+    try:
+        print(peer_bench(names, repeat))
+    except Ns3Unavailable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
     return 0
 
 

@@ -92,7 +92,30 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import main as bench_main
 
+    args.only_given = args.only is not None
+    if args.only is None:
+        args.only = "B1,B2,B3,A1,A2,S0,S1"
     return bench_main(args)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .peers import Ns3Unavailable
+    from .peers.compare import compare_ns3, plot_cwnd_pair
+
+    flows = [int(x) for x in args.flows.split(",")] if args.flows else [0]
+    try:
+        c = compare_ns3(
+            Path(args.scenario), args.set, trace_flows=flows, ns3_recovery=args.ns3_recovery
+        )
+    except Ns3Unavailable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
+    print(c.table())
+    out = Path(args.out) if args.out else Path("out") / f"compare-{_scenario_stem(args.scenario)}"
+    out.mkdir(parents=True, exist_ok=True)
+    png = plot_cwnd_pair(c, out / "cwnd_transim_vs_ns3.png")
+    print(f"\ncwnd of both simulators: {png}")
+    return 0
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -300,8 +323,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument(
         "--only",
-        default="B1,B2,B3,A1,A2,S0,S1",
-        help="comma-separated benchmark names (B1-B3, A1, A2, S0, S1, B4, B5)",
+        default=None,
+        help="comma-separated benchmark names (B1-B3, A1, A2, S0, S1, B4, B5; default "
+        "B1-B3, A1, A2, S0, S1)",
+    )
+    b.add_argument(
+        "--peer",
+        choices=["ns3"],
+        help="run B1-B3 in the installed ns-3 and in transim alternately; ratio pair by pair",
     )
     b.add_argument(
         "--repeat", type=positive_int, default=3, help="runs per benchmark (median reported)"
@@ -342,6 +371,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--scheduler", help="adaptive: run the sweeps on this Dask scheduler (tcp://host:8786)"
     )
     rp.set_defaults(func=cmd_reproduce)
+
+    cp = sub.add_parser(
+        "compare", help="run a scenario in transim and in another simulator, side by side"
+    )
+    cp.add_argument("peer", choices=["ns3"], help="the other simulator")
+    cp.add_argument("scenario", help="scenario TOML file (dumbbell or explicit topology)")
+    cp.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    cp.add_argument(
+        "--flows", metavar="I,J", help="flows whose cwnd is plotted (default: the first)"
+    )
+    cp.add_argument(
+        "--ns3-recovery",
+        choices=["classic", "prr"],
+        default="classic",
+        help="ns-3's recovery: classic (like transim's NewReno / RFC 6675) or prr (ns-3's default)",
+    )
+    cp.add_argument("--out", type=path_arg, help="folder for the plot (default out/compare-NAME)")
+    cp.set_defaults(func=cmd_compare)
 
     ex = sub.add_parser("examples", help="list the example scenarios shipped with transim")
     ex.add_argument("--copy", metavar="DIR", help="copy them (and the study scenarios) into DIR")

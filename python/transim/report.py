@@ -167,6 +167,12 @@ def _linux_slowstart(out: Path, scale: str) -> str:
     return _flow_table([("linux-2.6", r)]) + "\n\n![sequence](linux-slowstart/sequence.png)"
 
 
+def _cross_validation(out: Path, scale: str) -> str:
+    from .peers.report_section import cross_validation
+
+    return cross_validation(out, scale)
+
+
 def _study_sctp(out: Path, scale: str) -> str:
     from .studies import sctp
 
@@ -307,6 +313,15 @@ SECTIONS = [
         _cc_comparison,
         "transim run scenarios/cc-comparison.toml --set tcp.cc=cubic --plot",
         ("cc-comparison.toml",),
+    ),
+    Section(
+        "cross-validation",
+        "Cross-validation: the same scenarios in ns-3",
+        "transim's TCP against ns-3's on the same paths (translated by `transim compare "
+        "ns3`): NewReno on four paths and every congestion control both have on a clean "
+        "10 Mbps / 20 ms path, goodput, retransmissions and drops side by side.",
+        _cross_validation,
+        "transim compare ns3 benches/b1.toml --set tcp.halving_base=pipe",
     ),
     Section(
         "linux-slowstart",

@@ -1,0 +1,64 @@
+"""The cross-validation grid shared by the peer tests and the report: one base scenario
+(10 Mb/s, 20 ms each way, 100-packet queue, one bulk flow for 60 s, SACK with RFC 6675
+recovery halving ns-3's way) and the paths and variants run on it."""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+BASE = """
+name = "xval"
+duration = "60s"
+seed = 1
+[tcp]
+profile = "rfc"
+cc = "reno"
+recovery = "rfc6675"
+sack = true
+halving_base = "pipe"
+timestamps = true
+initial_window = 10
+nagle = "off"
+delayed_ack = "on"
+rto_min = "1s"
+rcv_buf = "16MiB"
+[topology]
+kind = "dumbbell"
+access = { rate = "1Gbps", delay = "0ms", queue = 1000 }
+bottleneck = { rate = "10Mbps", delay = "20ms", queue = 100 }
+[[flows]]
+app = { kind = "bulk" }
+"""
+
+#: Overrides per path: 10 Mb/s, 20 ms each way, 100-packet queue unless changed.
+PATHS = {
+    "clean": [],
+    "lossy": [
+        "topology.bottleneck.forward.loss.model=bernoulli",
+        "topology.bottleneck.forward.loss.p=0.01",
+    ],
+    "shallow": ["topology.bottleneck.queue=10"],
+    "long-rtt": ["topology.bottleneck.delay=150ms", "topology.bottleneck.queue=300"],
+    "4-flows": ["flows=[{}, {}, {}, {}]"],
+}
+
+CCS = (
+    "reno",
+    "cubic",
+    "westwood",
+    "veno",
+    "vegas",
+    "highspeed",
+    "scalable",
+    "bic",
+    "htcp",
+    "hybla",
+    "illinois",
+    "bbr",
+)
+
+
+def base() -> dict[str, Any]:
+    """The base scenario as a dict (``compare_ns3`` takes it with ``--set``-style overrides)."""
+    return tomllib.loads(BASE)

@@ -1,0 +1,249 @@
+"""Translate a transim scenario into the ns-3 driver's spec, or refuse what ns-3 cannot express.
+
+The translator reads the scenario as the engine builds it (``_core.describe``: nodes, link
+directions, flows, each TCP flow's options after its profile) so dumbbells, explicit
+topologies and profiles need no second implementation here. Everything it cannot carry over
+exactly is either refused (a :class:`ScenarioError` naming the field) or, where ns-3's model
+differs in a way the user should know but that does not change what is simulated, listed in
+``Translation.notes``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import _core
+from ..scenario import ScenarioError, to_json
+
+#: transim congestion control -> ns-3 TcpCongestionOps.
+CC = {
+    "reno": "ns3::TcpNewReno",
+    "cubic": "ns3::TcpCubic",
+    "westwood": "ns3::TcpWestwoodPlus",
+    "veno": "ns3::TcpVeno",
+    "vegas": "ns3::TcpVegas",
+    "highspeed": "ns3::TcpHighSpeed",
+    "scalable": "ns3::TcpScalable",
+    "bic": "ns3::TcpBic",
+    "htcp": "ns3::TcpHtcp",
+    "hybla": "ns3::TcpHybla",
+    "illinois": "ns3::TcpIllinois",
+    "bbr": "ns3::TcpBbr",
+}
+
+#: ns-3 recovery for transim's: NewReno without SACK and RFC 6675 with it both map to ns-3's
+#: classic recovery (cwnd = ssthresh, inflated per duplicate ACK; with SACK its scoreboard
+#: follows RFC 6675's IsLost / NextSeg). ``ns3_recovery="prr"`` selects ns-3's default.
+RECOVERY = {"newreno": False, "rfc6675": True}
+NS3_RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
+
+PPP_NOTE = (
+    "ns-3's point-to-point devices add a 2-byte PPP header to every packet (0.13 % more "
+    "transmission time at 1,500 bytes, 5 % for a 40-byte ACK); transim's links carry IP "
+    "packets with no framing (overhead = 0)"
+)
+
+
+@dataclass
+class Translation:
+    """The driver spec, what ns-3 will approximate, and the scenario as built."""
+
+    spec: str
+    notes: list[str] = field(default_factory=list)
+    described: dict[str, Any] = field(default_factory=dict)
+
+
+def _refuse(path: str, why: str) -> ScenarioError:
+    return ScenarioError(f"{path}: ns-3 cannot express this: {why}", path=path)
+
+
+def _check_topology(doc: dict[str, Any]) -> None:
+    topo = doc.get("topology") or {}
+    kind = topo.get("kind")
+    if kind not in ("dumbbell", "explicit"):
+        raise _refuse(
+            "topology.kind",
+            f'got {kind!r}; the ns-3 translator takes "dumbbell" and "explicit" topologies',
+        )
+    if topo.get("routes"):
+        raise _refuse("topology.routes", "explicit routes (ns-3 routes by shortest path here)")
+    if topo.get("ecmp"):
+        raise _refuse("topology.ecmp", "per-flow ECMP (ns-3's global routing takes one path)")
+    for i, f in enumerate(doc.get("flows") or []):
+        if isinstance(f, dict) and f.get("switch"):
+            raise _refuse(f"flows[{i}].switch", "switching congestion control mid-connection")
+        tcp = f.get("tcp") if isinstance(f, dict) else None
+        if isinstance(tcp, dict) and tcp.get("adaptive"):
+            raise _refuse(f"flows[{i}].tcp.adaptive", "the adaptive framework")
+    if isinstance(doc.get("tcp"), dict) and doc["tcp"].get("adaptive"):
+        raise _refuse("tcp.adaptive", "the adaptive framework")
+
+
+def _channels(links: list[dict[str, Any]]) -> tuple[list[str], set[tuple[str, str]]]:
+    """Pair link directions into ns-3 point-to-point channels (one delay, two devices)."""
+    by_ends = {(ln["from"], ln["to"]): ln for ln in links}
+    lines, done = [], set()
+    for ln in links:
+        a, b = ln["from"], ln["to"]
+        if (a, b) in done:
+            continue
+        back = by_ends.get((b, a))
+        where = f"link {ln['name']}"
+        if back is None:
+            raise _refuse(where, "a one-way link (ns-3's point-to-point channels are duplex)")
+        for d in (ln, back):
+            _check_direction(d)
+        if abs(ln["delay"] - back["delay"]) > 1e-12:
+            raise _refuse(
+                where,
+                f"different delays per direction ({ln['delay']} s, {back['delay']} s); an "
+                "ns-3 point-to-point channel has one",
+            )
+        if ln["queue_unit"] != back["queue_unit"]:
+            raise _refuse(where, "a queue in packets one way and in bytes the other")
+        unit = "p" if ln["queue_unit"] == "packets" else "B"
+        lines.append(
+            f"channel {a} {b} {ln['delay']!r} {ln['rate_bps']!r} {back['rate_bps']!r} "
+            f"{ln['queue']} {back['queue']} {unit} {_loss(ln)!r} {_loss(back)!r}"
+        )
+        done |= {(a, b), (b, a)}
+    return lines, done
+
+
+def _loss(d: dict[str, Any]) -> float:
+    return float(d["loss"]["p"]) if d["loss"] else 0.0
+
+
+def _check_direction(d: dict[str, Any]) -> None:
+    where = f"link {d['name']}"
+    if d["cells"]:
+        raise _refuse(where, "ATM cells (ns-3 has no ATM layer)")
+    if d["qdisc"] != "droptail":
+        raise _refuse(
+            f"{where} qdisc", f"got {d['qdisc']!r}; the translator carries drop-tail queues only"
+        )
+    if d["overhead"]:
+        raise _refuse(f"{where} overhead", "per-packet link overhead bytes")
+    if d["down"]:
+        raise _refuse(f"{where} down", "link outages")
+    if d["loss"] and d["loss"]["model"] != "bernoulli":
+        raise _refuse(f"{where} loss", f"the {d['loss']['model']} loss model (Bernoulli only)")
+    if d["drop_packets"]:
+        raise _refuse(
+            f"{where} drops.packets",
+            "drops by packet number (ns-3 numbers packets globally); script drops.segments",
+        )
+    if d["drops_at_enqueue"]:
+        raise _refuse(f"{where} drops", "drops before the queue (ns-3 drops at the receiver)")
+
+
+def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
+    path = f"flows[{i}].tcp" if i >= 0 else "tcp"
+    if t["cc"] not in CC:
+        raise _refuse(f"{path}.cc", f"{t['cc']!r} has no ns-3 counterpart ({', '.join(CC)})")
+    if t["recovery"] not in RECOVERY:
+        raise _refuse(
+            f"{path}.recovery",
+            f"{t['recovery']!r} (ns-3 recovers like NewReno without SACK or RFC 6675 with it: "
+            'use "newreno" or "rfc6675")',
+        )
+    if RECOVERY[t["recovery"]] != t["sack"]:
+        raise _refuse(
+            f"{path}.sack",
+            f"recovery {t['recovery']!r} with sack = {str(t['sack']).lower()}: ns-3 uses SACK "
+            "for recovery whenever it is negotiated (newreno: sack off; rfc6675: sack on)",
+        )
+    if t["cwnd_in_packets"] or t["ns2_arithmetic"]:
+        raise _refuse(f"{path}.profile", 'ns-2\'s packet-counted arithmetic (profile "ns2")')
+    for key, what in [
+        ("ful", "the FUL bit"),
+        ("maxburst", "ns-2's maxburst"),
+        ("max_cwnd", "a cwnd cap"),
+    ]:
+        if t[key]:
+            raise _refuse(f"{path}.{key}", what)
+    if t["nagle"] == "minshall":
+        raise _refuse(f"{path}.nagle", "Minshall's Nagle variant")
+    d = t["delayed_ack"]
+    if d["kind"] == "off":
+        count, timeout = 1, 0.2
+    elif d["kind"] == "every":
+        count, timeout = d["count"], d["timeout"]
+    else:
+        count, timeout = 2, d["timeout"]
+        notes.append(f"{path}: Linux's quick-ACK/delayed-ACK heuristics become ns-3's every 2nd")
+    if t["initial_window_bytes"] % t["mss"]:
+        raise _refuse(f"{path}.initial_window", "an initial window that is not whole segments")
+    if abs(t["rto_max"] - 60) > 1e-6:
+        notes.append(f"{path}.rto_max: ns-3 has no RTO ceiling attribute (it keeps 60 s)")
+    ssthresh = t["initial_ssthresh"] if t["initial_ssthresh"] < 2**32 - 1 else 2**32 - 1
+    pacing = t["pacing"] or t["cc"] == "bbr"  # ns-3's BBR needs pacing switched on
+    opts = {
+        "mss": t["mss"],
+        "sack": int(t["sack"]),
+        "ts": int(t["timestamps"]),
+        "ws": int(t["window_scale"]),
+        "rcvbuf": min(t["rcv_buf"], 2**32 - 1),
+        # The sender never needs more buffer than the receiver can hold unacknowledged.
+        "sndbuf": min(t["snd_buf"] or t["rcv_buf"], 2**32 - 1),
+        "iw": t["initial_window_bytes"] // t["mss"],
+        "ssthresh": ssthresh,
+        "delack_count": count,
+        "delack_timeout": repr(float(timeout)),
+        "nodelay": int(t["nagle"] == "off"),
+        "lt": int(t["limited_transmit"]),
+        "dupthresh": t["dupthresh"],
+        "minrto": repr(float(t["rto_min"])),
+        "connrto": repr(float(t["rto_initial"])),
+        "clockgran": repr(float(t["clock_granularity"])),
+        "pacing": int(pacing),
+    }
+    return " ".join(f"{k}={v}" for k, v in opts.items())
+
+
+def translate(
+    doc: dict[str, Any], trace_flows: list[int] | None = None, ns3_recovery: str = "classic"
+) -> Translation:
+    """The driver spec for a prepared scenario (``scenario.prepare``'s dict)."""
+    if ns3_recovery not in NS3_RECOVERY:
+        raise ValueError(
+            f"ns3_recovery: got {ns3_recovery!r}; expected one of {list(NS3_RECOVERY)}"
+        )
+    _check_topology(doc)
+    try:
+        d = json.loads(_core.describe(to_json(doc)))
+    except _core.ScenarioError as e:
+        message, path, detail = e.args
+        raise ScenarioError(message, path=path, detail=detail) from None
+    if d["atm"]:
+        raise _refuse("topology", "ATM virtual circuits")
+    if d["host_processing"]:
+        raise _refuse("topology", "host processing times")
+    notes = [PPP_NOTE]
+    lines = [f"duration {d['duration']!r}", f"seed {d['seed']}"]
+    mtus = {f["tcp"]["mtu"] for f in d["flows"] if f["tcp"]}
+    lines.append(f"mtu {max(mtus | {1500})}")
+    lines += [f"node {n}" for n in d["nodes"]]
+    chans, _ = _channels(d["links"])
+    lines += chans
+    for i, f in enumerate(d["flows"]):
+        if f["protocol"] != "tcp":
+            raise _refuse(f"flows[{i}].protocol", "SCTP (ns-3's SCTP is not in its mainline)")
+        if f["app"] not in ("bulk", "finite"):
+            raise _refuse(
+                f"flows[{i}].app.kind", f"got {f['app']!r}; the translator takes bulk and finite"
+            )
+        t = f["tcp"]
+        opts = _tcp_options(i if doc["flows"][i].get("tcp") else -1, t, notes)
+        lines.append(
+            f"flow {i} {f['src']} {f['dst']} {f['start']!r} {f['bytes'] or 0} {CC[t['cc']]} "
+            f"{NS3_RECOVERY[ns3_recovery]} {opts}"
+        )
+    for ln in d["links"]:
+        for flow, seg, tx in ln["drop_segments"]:
+            lines.append(f"drop {ln['from']} {ln['to']} {flow} {seg} {tx}")
+    for i in trace_flows or []:
+        lines.append(f"trace {i}")
+    return Translation("\n".join(lines) + "\n", sorted(set(notes)), d)

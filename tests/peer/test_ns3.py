@@ -1,0 +1,147 @@
+"""Cross-validation against ns-3: the same scenario in both simulators (pytest -m peer).
+
+Needs ns-3 (``pip install 'transim[peers]'`` or Debian's libns3-dev) and g++; skipped
+otherwise. CI installs both. See ``cases.py`` for the grid and the causes of the differences.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tomllib
+
+import pytest
+from transim import run
+from transim.peers import Ns3Unavailable, find_ns3
+from transim.peers.compare import Comparison, compare_ns3
+from transim.peers.grid import BASE, CCS, PATHS
+from transim.peers.ns3 import driver
+
+from .cases import AGREE, DIFFER
+
+pytestmark = pytest.mark.peer
+
+
+@pytest.fixture(scope="module")
+def ns3():  # noqa: ANN201
+    try:
+        found = find_ns3()
+        driver(found)
+    except Ns3Unavailable as e:
+        pytest.skip(str(e))
+    return found
+
+
+def scenario(extra: str = "") -> dict:
+    return tomllib.loads(BASE + extra)
+
+
+def both(ns3, sets: list[str], seeds: int = 1, trace: list[int] | None = None) -> Comparison:  # noqa: ANN001
+    """Compare on the base scenario; with several seeds, goodput is the mean."""
+    runs = [
+        compare_ns3(scenario(), sets + [f"seed={s}"], trace_flows=trace, ns3=ns3)
+        for s in range(1, seeds + 1)
+    ]
+    c = runs[0]
+    for key in ("goodput_mbps",):
+        c.transim.totals[key] = statistics.mean(r.transim.totals[key] for r in runs)
+        c.ns3.totals[key] = statistics.mean(r.ns3.totals[key] for r in runs)
+    return c
+
+
+# A single drop of segment 30 on a clean 10 Mb/s, 20 ms path, NewReno without SACK, Limited
+# Transmit on, delayed ACKs: both simulators at the nanosecond level of their own models.
+SINGLE_LOSS = """
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "20ms"
+queue = 1000
+forward = { drops = { segments = [{ segment = 30 }] } }
+"""
+
+
+def _changes(t: list[float], w: list[float]) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = []
+    for a, b in zip(t, w, strict=True):
+        if not out or abs(b - out[-1][1]) > 1e-9:
+            out.append((a, b))
+    return out
+
+
+def test_single_loss_cwnd_step_by_step(ns3) -> None:  # noqa: ANN001
+    doc = scenario()
+    doc["duration"] = "10s"
+    doc["tcp"].update(recovery="newreno", sack=False)
+    doc["topology"]["bottleneck"] = tomllib.loads(SINGLE_LOSS)["topology"]["bottleneck"]
+    c = compare_ns3(doc, ["tcp.halving_base=pipe"], trace_flows=[0], ns3=ns3)
+    ours, theirs = _changes(*c.transim.cwnd[0]), _changes(*c.ns3.cwnd[0])
+    # Slow start: 10, 11, ..., 25 segments in both (one per delayed ACK of two segments).
+    peak = next(i for i in range(1, len(ours)) if ours[i][1] < ours[i - 1][1])
+    assert [w for _, w in ours[:peak]] == [float(x) for x in range(10, 26)]
+    assert [w for _, w in theirs[:peak]] == [float(x) for x in range(10, 26)]
+    # ns-3 enters recovery with ssthresh = cwnd = (FlightSize - dupacks) / 2 = (27 - 3) / 2:
+    # 25 segments out plus 2 sent by Limited Transmit, less the three "Reno SACKs"
+    # (tcp-socket-base.cc, EnterRecovery: BytesInFlight() + segmentSize after AddRenoSack
+    # and MarkHeadAsLost); its CongestionWindow trace never shows the inflated window.
+    assert theirs[peak][1] == 12.0
+    # transim with halving_base = "pipe" takes the same ssthresh; its trace shows RFC 6582's
+    # inflation (+1 per duplicate ACK) and deflates on exit to min(ssthresh, flight + 1) = 11,
+    # where ns-3 sets cwnd = ssthresh (ProcessAck: `m_tcb->m_cWnd = m_tcb->m_ssThresh`); one
+    # slow-start ACK later both are at 12 and every congestion-avoidance step is the same:
+    # cwnd += MSS * MSS / cwnd per ACK, in bytes.
+    exit_ = next(i for i in range(peak + 1, len(ours)) if ours[i][1] < ours[i - 1][1])
+    assert ours[exit_][1] == 11.0 and ours[exit_ + 1][1] == 12.0
+    a = [w for _, w in ours[exit_ + 2 :]]
+    b = [w for _, w in theirs[peak + 1 :]]
+    n = min(len(a), len(b))
+    assert n > 1000
+    assert max(abs(x - y) for x, y in zip(a[:n], b[:n], strict=True)) < 1e-3
+    # One loss, one fast retransmission, no timeout, in both.
+    for side in (c.transim, c.ns3):
+        assert side.totals["retransmissions"] == 1
+        assert side.totals["fast_recoveries"] == 1
+        assert side.totals["timeouts"] == 0
+    # The timelines are shifted, not the steps: ns-3 ACKs the first data segment at once
+    # (ProcessSynRcvd: "Always respond to first data packet"), transim when the second
+    # arrives, so ns-3's rounds start a 1.2 ms packet time earlier; its frames are 2 bytes
+    # longer; and it leaves recovery one ACK sooner (above). Data delivered in 10 s: within 2 %.
+    assert c.diff("goodput_mbps") == pytest.approx(0, abs=0.02)
+
+
+def test_rfc5681_halving_is_the_documented_difference(ns3) -> None:  # noqa: ANN001
+    """transim's default halves FlightSize (RFC 5681 eq. 4): 27 / 2 = 13.5 segments."""
+    doc = scenario()
+    doc["duration"] = "2s"
+    doc["tcp"].update(recovery="newreno", sack=False, halving_base="flight")
+    doc["topology"]["bottleneck"] = tomllib.loads(SINGLE_LOSS)["topology"]["bottleneck"]
+    res = run(doc, trace_flows=True)
+    tr = res.flow_traces[0]
+    mss = res.flows[0]["mss"]
+    ss = sorted({float(x) for x in tr["ssthresh"] / mss if x < 1e6})
+    assert ss == [13.5]
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("cc", CCS)
+def test_variant_against_ns3(ns3, path: str, cc: str) -> None:  # noqa: ANN001
+    key = (path, cc)
+    seeds = 3 if path == "lossy" and key in AGREE else 1
+    c = both(ns3, PATHS[path] + [f"tcp.cc={cc}"], seeds=seeds)
+    d = c.diff("goodput_mbps")
+    assert d is not None
+    table = f"\n{c.table()}"
+    if key in DIFFER:
+        sign, least, cause = DIFFER[key]
+        assert d * sign > least, f"the documented difference ({cause}) changed: {d:+.1%}{table}"
+        return
+    tol = AGREE.get(key)
+    if tol is None:
+        pytest.skip(f"{path}/{cc}: goodput {d:+.1%}, no tolerance stated yet (see cases.py)")
+    assert abs(d) <= tol, f"{path}/{cc}: goodput differs by {d:+.1%} (tolerance {tol:.0%}){table}"
+    if cc == "reno" and path in ("clean", "shallow", "long-rtt"):
+        # The same model on a deterministic one-flow path: the same drops and recoveries.
+        # (Four flows started at the same instant tie at the queue, and the two simulators'
+        # event orders break ties differently: there only the aggregate is compared.)
+        for k in ("queue_drops", "retransmissions", "fast_recoveries", "timeouts"):
+            assert abs(c.transim.totals[k] - c.ns3.totals[k]) <= max(1, 0.03 * c.ns3.totals[k]), (
+                f"{k}{table}"
+            )

@@ -1,0 +1,116 @@
+"""The ns-3 translator: what it writes for scenarios ns-3 can express, and the field it names
+for those it cannot (no ns-3 needed)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from transim.peers import translate
+from transim.scenario import ScenarioError, prepare
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def b1() -> dict:
+    doc, _ = prepare(ROOT / "benches" / "b1.toml")
+    return doc
+
+
+def test_b1_spec_carries_the_path_and_the_tcp_options() -> None:
+    t = translate(b1(), trace_flows=[0])
+    lines = t.spec.splitlines()
+    assert "duration 200.0" in lines and "seed 1" in lines
+    assert [x for x in lines if x.startswith("node ")] == [
+        "node r1",
+        "node r2",
+        "node s0",
+        "node d0",
+    ]
+    # One duplex channel per link pair: the bottleneck's loss only on r1->r2.
+    assert "channel r1 r2 0.05 10000000.0 10000000.0 100 100 p 0.01 0.0" in lines
+    assert "channel s0 r1 0.0 1000000000.0 1000000000.0 1000 1000 p 0.0 0.0" in lines
+    flow = next(x for x in lines if x.startswith("flow 0 "))
+    assert flow.startswith("flow 0 s0 d0 0.0 0 ns3::TcpNewReno ns3::TcpClassicRecovery ")
+    opts = dict(kv.split("=") for kv in flow.split()[8:])
+    assert opts == {
+        "mss": "1448",
+        "sack": "0",
+        "ts": "1",
+        "ws": "1",
+        "rcvbuf": str(16 << 20),
+        "sndbuf": str(16 << 20),
+        "iw": "10",
+        "ssthresh": str(2**32 - 1),
+        "delack_count": "2",
+        "delack_timeout": "0.2",
+        "nodelay": "1",
+        "lt": "1",
+        "dupthresh": "3",
+        "minrto": "1.0",
+        "connrto": "1.0",
+        "clockgran": "0.001",
+        "pacing": "0",
+    }
+    assert "trace 0" in lines
+    assert any("PPP header" in n for n in t.notes)
+
+
+def test_scripted_segment_drops_and_prr() -> None:
+    doc = b1()
+    doc["topology"]["bottleneck"]["forward"] = {"drops": {"segments": [{"segment": 30}]}}
+    t = translate(doc, ns3_recovery="prr")
+    assert "drop r1 r2 0 30 1" in t.spec.splitlines()
+    assert "ns3::TcpPrrRecovery" in t.spec
+
+
+@pytest.mark.parametrize(
+    "change, path, words",
+    [
+        ({"tcp.cc": "cubic-2.6"}, "tcp.cc", "no ns-3 counterpart"),
+        ({"tcp.recovery": "sack1", "tcp.sack": True}, "tcp.recovery", "sack1"),
+        ({"tcp.sack": True}, "tcp.sack", "sack = true"),
+        ({"tcp.profile": "ns2"}, "tcp.profile", "ns-2"),
+        ({"tcp.nagle": "minshall"}, "tcp.nagle", "Minshall"),
+        ({"tcp.max_cwnd": 100_000}, "tcp.max_cwnd", "cwnd cap"),
+        ({"topology.bottleneck.qdisc": "fq"}, "link r1->r2 qdisc", "'fq'"),
+        (
+            {
+                "topology.bottleneck.forward.loss": {
+                    "model": "gilbert_elliott",
+                    "p_gb": 0.01,
+                    "p_bg": 0.5,
+                    "loss_bad": 0.5,
+                }
+            },
+            "link r1->r2 loss",
+            "gilbert_elliott",
+        ),
+        ({"topology.bottleneck.reverse": {"delay": "10ms"}}, "link r1->r2", "delays"),
+        ({"topology.ecmp": True}, "topology.ecmp", "ECMP"),
+        ({"flows[0].protocol": "sctp"}, "flows[0].protocol", "SCTP"),
+        ({"flows[0].app": {"kind": "writes", "sizes": [100]}}, "flows[0].app.kind", "'writes'"),
+    ],
+)
+def test_refuses_what_ns3_cannot_express(change: dict, path: str, words: str) -> None:
+    doc = copy.deepcopy(b1())
+    for key, value in change.items():
+        node = doc
+        parts = key.replace("[0]", ".0").split(".")
+        for p in parts[:-1]:
+            node = node[int(p)] if p.isdigit() else node.setdefault(p, {})
+        node[parts[-1]] = value
+    if "flows[0].protocol" in change:
+        doc["flows"][0].pop("tcp", None)
+    with pytest.raises(ScenarioError) as e:
+        translate(doc)
+    assert e.value.path == path
+    assert "ns-3 cannot express" in e.value.message and words in e.value.message
+
+
+def test_refuses_generated_topologies() -> None:
+    doc, _ = prepare(ROOT / "scenarios" / "fat-tree.toml")
+    with pytest.raises(ScenarioError) as e:
+        translate(doc)
+    assert e.value.path == "topology.kind" and "fat_tree" in e.value.message
