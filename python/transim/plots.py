@@ -48,9 +48,15 @@ def plot_cwnd(result: Result, path: Path, title: str | None = None) -> Path:
             color=line.get_color(),
             label=f"{f['name']} ssthresh",
         )
+    title = title or f"{result.summary['name']}: congestion window"
+    return finish_time_plot(fig, ax, path, "segments", title)
+
+
+def finish_time_plot(fig: plt.Figure, ax: plt.Axes, path: Path, ylabel: str, title: str) -> Path:
+    """Label a plot against time, add its legend, save it and close it."""
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("segments")
-    ax.set_title(title or f"{result.summary['name']}: congestion window")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()

@@ -162,10 +162,7 @@ def compare_ns3(
 
 def plot_cwnd_pair(c: Comparison, path: Path) -> Path:
     """Both simulators' cwnd traces (segments) on one figure."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import finish_time_plot, plt  # plots selects the Agg backend first
 
     fig, ax = plt.subplots(figsize=(8, 4.2))
     for i in sorted(c.transim.cwnd.keys() | c.ns3.cwnd.keys()):
@@ -185,12 +182,5 @@ def plot_cwnd_pair(c: Comparison, path: Path) -> Path:
                 color=line.get_color() if line else None,
                 label=f"flow {i} ns-3",
             )
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("cwnd (segments)")
-    ax.set_title(f"{c.name}: transim vs {c.ns3_version.split(' (')[0]}")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
+    title = f"{c.name}: transim vs {c.ns3_version.split(' (')[0]}"
+    return finish_time_plot(fig, ax, path, "cwnd (segments)", title)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
+from .ns3_translate import CC
+
 BASE = """
 name = "xval"
 duration = "60s"
@@ -43,20 +45,8 @@ PATHS = {
     "4-flows": ["flows=[{}, {}, {}, {}]"],
 }
 
-CCS = (
-    "reno",
-    "cubic",
-    "westwood",
-    "veno",
-    "vegas",
-    "highspeed",
-    "scalable",
-    "bic",
-    "htcp",
-    "hybla",
-    "illinois",
-    "bbr",
-)
+#: Every congestion control both simulators have, in the translator's order.
+CCS = tuple(CC)
 
 
 def base() -> dict[str, Any]:
