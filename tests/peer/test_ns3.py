@@ -145,3 +145,28 @@ def test_variant_against_ns3(ns3, path: str, cc: str) -> None:  # noqa: ANN001
             assert abs(c.transim.totals[k] - c.ns3.totals[k]) <= max(1, 0.03 * c.ns3.totals[k]), (
                 f"{k}{table}"
             )
+
+
+def test_ns3_vegas_holds_where_its_handshake_rtt_says(ns3) -> None:  # noqa: ANN001
+    """Why ns-3's Vegas stays near 20 segments on a 35-segment path (cases.py, clean/vegas):
+    its baseRtt is the handshake's RTT (40 ms: small packets, no delayed ACK), every data
+    RTT is ~2.5 ms longer (a 1,500-byte serialization and the delayed ACK's wait for a second
+    segment, in whole milliseconds: ns-3's timestamps tick in ms), and at cwnd 20 Vegas reads
+    that as 20 - floor(20 * base / rtt) = 2 segments queued: exactly alpha, so it holds."""
+    from transim.peers import run_ns3, translate
+    from transim.scenario import prepare
+
+    doc, _ = prepare(scenario(), ["tcp.cc=vegas", "duration=5s"])
+    f = run_ns3(translate(doc, trace_flows=[0]).spec, ns3)["flows"][0]
+    handshake = f["srtt"][0][1]
+    assert handshake == pytest.approx(0.040, abs=1e-9)  # 2 x 20 ms, SYN and SYN-ACK
+    base = min(v for _, v in f["srtt"])
+    assert base == handshake
+    data = [v for t, v in f["last_rtt"] if t > 1.0]
+    assert min(data) >= 0.042 and all(abs(v * 1000 - round(v * 1000)) < 1e-9 for v in data)
+    settled = [c for t, c in f["cwnd"] if t > 0.5]
+    assert settled == [], "ns-3's Vegas cwnd changed after it left slow start"
+    cwnd = f["cwnd"][-1][1] // 1448
+    srtt = f["srtt"][-1][1]
+    assert cwnd == 20
+    assert cwnd - int(cwnd * base / srtt) == 2  # alpha: neither increase nor decrease

@@ -12,7 +12,7 @@
 //        key=value ...   (mss sack ts ws rcvbuf sndbuf iw ssthresh delack_count
 //                         delack_timeout nodelay lt dupthresh minrto connrto clockgran pacing)
 //   drop <a> <b> <flow> <segment> <transmission>   (scripted drop on the wire a->b)
-//   trace <i>                                      (record flow i's cwnd)
+//   trace <i>                                      (record flow i's cwnd, ssthresh, RTTs)
 //
 // Every device queue is the drop-tail queue the spec names (the traffic-control layer is
 // removed), losses happen at the receiving device (ns-3's usual ReceiveErrorModel place), and
@@ -134,6 +134,9 @@ struct Flow
     uint32_t highest = 0;
     bool traced = false;
     std::vector<std::pair<double, uint32_t>> cwnd;
+    std::vector<std::pair<double, uint32_t>> ssthresh;
+    std::vector<std::pair<double, double>> srtt;    // smoothed RTT (s)
+    std::vector<std::pair<double, double>> lastRtt; // the RTT sample (s)
 };
 
 std::vector<Flow> flows;
@@ -227,6 +230,19 @@ OnQueue(Direction* d, uint32_t, uint32_t now)
     d->lastChange = t;
     d->qlen = now;
     d->maxQueue = std::max(d->maxQueue, now);
+}
+
+/// Print a time series as JSON pairs, each value with `fmt`.
+template <typename T>
+void
+PrintSeries(const std::vector<std::pair<double, T>>& series, const char* fmt)
+{
+    for (size_t k = 0; k < series.size(); k++)
+    {
+        std::printf("%s[%.9f, ", k ? ", " : "", series[k].first);
+        std::printf(fmt, series[k].second);
+        std::printf("]");
+    }
 }
 
 [[noreturn]] void
@@ -477,12 +493,34 @@ main(int argc, char** argv)
         f.tx->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, fp));
         if (f.traced)
         {
-            f.tx->TraceConnectWithoutContext(
+            bool ok = f.tx->TraceConnectWithoutContext(
                 "CongestionWindow",
                 MakeBoundCallback(+[](Flow* f, uint32_t, uint32_t c) {
                     f->cwnd.emplace_back(SimNow(), c);
                 },
                                   fp));
+            ok &= f.tx->TraceConnectWithoutContext(
+                "SlowStartThreshold",
+                MakeBoundCallback(+[](Flow* f, uint32_t, uint32_t c) {
+                    f->ssthresh.emplace_back(SimNow(), c);
+                },
+                                  fp));
+            ok &= f.tx->TraceConnectWithoutContext(
+                "RTT",
+                MakeBoundCallback(+[](Flow* f, Time, Time r) {
+                    f->srtt.emplace_back(SimNow(), r.GetSeconds());
+                },
+                                  fp));
+            ok &= f.tx->TraceConnectWithoutContext(
+                "LastRTT",
+                MakeBoundCallback(+[](Flow* f, Time, Time r) {
+                    f->lastRtt.emplace_back(SimNow(), r.GetSeconds());
+                },
+                                  fp));
+            if (!ok)
+            {
+                Fail("cannot trace flow " + std::to_string(f.id));
+            }
         }
         f.tx->SetSendCallback(MakeBoundCallback(+[](Flow* f, Ptr<Socket>, uint32_t) { Fill(f); },
                                                 fp));
@@ -517,10 +555,13 @@ main(int argc, char** argv)
                     static_cast<unsigned long>(f.timeouts),
                     static_cast<unsigned long>(f.recoveries),
                     f.completion < 0 ? "null" : std::to_string(f.completion).c_str());
-        for (size_t k = 0; k < f.cwnd.size(); k++)
-        {
-            std::printf("%s[%.9f, %u]", k ? ", " : "", f.cwnd[k].first, f.cwnd[k].second);
-        }
+        PrintSeries(f.cwnd, "%u");
+        std::printf("], \"ssthresh\": [");
+        PrintSeries(f.ssthresh, "%u");
+        std::printf("], \"srtt\": [");
+        PrintSeries(f.srtt, "%.9f");
+        std::printf("], \"last_rtt\": [");
+        PrintSeries(f.lastRtt, "%.9f");
         std::printf("]}");
     }
     std::printf("],\n \"links\": [");
