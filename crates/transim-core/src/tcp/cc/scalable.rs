@@ -1,6 +1,8 @@
-//! Scalable TCP (Kelly, CCR 2003), as in Linux: above the legacy window each ACK adds 0.01
-//! segment (one segment per 100 ACKs, i.e. about 1 % per RTT); a loss cuts cwnd by 1/8.
-//! Below 100 segments it grows like Reno (one segment per cwnd ACKs).
+//! Scalable TCP (Kelly, CCR 2003), as in Linux: above the legacy window each segment
+//! acknowledged adds 0.01 segment (one segment per 100, i.e. about 1 % per RTT); a loss cuts
+//! cwnd by 1/8. Below 100 segments it grows like Reno (one segment per cwnd acknowledged).
+//! Linux counts segments, not ACKs (`tcp_cong_avoid_ai(tp, min(cwnd, 100), acked)`), so a
+//! delayed ACK of two segments counts two.
 
 use super::{AckInfo, CongestionControl, Window};
 
@@ -17,15 +19,59 @@ impl CongestionControl for Scalable {
             w.slow_start(a.acked);
             return;
         }
-        w.cnt += 1;
-        if w.cnt >= w.segments().min(AI_CNT) {
-            w.cnt = 0;
-            w.cwnd += w.mss as u64;
+        w.cnt += (a.acked / w.mss as u64).max(1);
+        let per = w.segments().clamp(1, AI_CNT);
+        if w.cnt >= per {
+            w.cwnd += w.cnt / per * w.mss as u64;
+            w.cnt %= per;
             w.clamp();
         }
     }
 
     fn ssthresh_on_loss(&mut self, w: &Window, _base: u64) -> u64 {
         (w.cwnd - w.cwnd / 8).max(2 * w.mss as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::config::CwndUnit;
+
+    /// Above 100 segments one segment per 100 acknowledged: 50 delayed ACKs of two segments
+    /// each add one, as Linux's tcp_cong_avoid_ai(tp, 100, acked) does.
+    #[test]
+    fn counts_segments_acknowledged_not_acks() {
+        let mut w = Window {
+            cwnd: 200 * 1000,
+            ssthresh: 100 * 1000,
+            mss: 1000,
+            unit: CwndUnit::Bytes,
+            cnt: 0,
+            max_cwnd: None,
+            ns2: false,
+            precision_reduce: false,
+            frac: 0.0,
+            frac_at: 0,
+        };
+        let ack = AckInfo {
+            now: 0,
+            acked: 2000,
+            rtt: None,
+            srtt: 0,
+            min_rtt: 0,
+            flight: 0,
+            pipe: 0,
+            recovering: false,
+            delivered: 0,
+            sample: None,
+        };
+        let mut s = Scalable;
+        for _ in 0..49 {
+            s.on_ack(&mut w, &ack);
+        }
+        assert_eq!(w.cwnd, 200 * 1000);
+        s.on_ack(&mut w, &ack);
+        assert_eq!(w.cwnd, 201 * 1000);
     }
 }
