@@ -125,7 +125,11 @@ def test_ctrl_c_stops_a_long_run_and_keeps_its_results(tmp_path: Path) -> None:
 
     script = tmp_path / "long.py"
     script.write_text(
-        "import sys, transim\n"
+        # Ctrl-C must reach Python: a child started while the test process briefly had SIGINT
+        # ignored (seen: SIGINT and SIGQUIT ignored, as glibc's system() leaves its caller)
+        # would inherit the ignore, as a nohup'ed run does, and no run could then be stopped.
+        "import signal, sys, transim\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "doc = {'duration': '1000s', 'topology': {'kind': 'dumbbell', 'bottleneck': "
         "{'rate': '10Gbps', 'delay': '5ms', 'queue': 2000}}, 'flows': [{}]}\n"
         "print('started', flush=True)\n"
