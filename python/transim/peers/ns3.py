@@ -39,7 +39,9 @@ class Ns3Install:
     source: str
 
     def describe(self) -> str:
-        return f"ns-3.{self.version} ({self.source}, a packaged build with logging compiled in)"
+        packaged = not self.source.startswith("TRANSIM_NS3_PREFIX")
+        kind = ", a packaged build with logging compiled in" if packaged else ""
+        return f"ns-3.{self.version} ({self.source}{kind})"
 
 
 def _from_prefix(prefix: Path, source: str) -> Ns3Install | None:
