@@ -15,6 +15,7 @@ from transim.peers import Ns3Unavailable, find_ns3
 from transim.peers.compare import Comparison, compare_ns3
 from transim.peers.grid import BASE, CCS, PATHS
 from transim.peers.ns3 import driver
+from transim.peers.report_section import SINGLE_LOSS
 
 from .cases import AGREE, DIFFER
 
@@ -42,21 +43,11 @@ def both(ns3, sets: list[str], seeds: int = 1, trace: list[int] | None = None) -
         for s in range(1, seeds + 1)
     ]
     c = runs[0]
-    for key in ("goodput_mbps",):
-        c.transim.totals[key] = statistics.mean(r.transim.totals[key] for r in runs)
-        c.ns3.totals[key] = statistics.mean(r.ns3.totals[key] for r in runs)
+    c.transim.totals["goodput_mbps"] = statistics.mean(
+        r.transim.totals["goodput_mbps"] for r in runs
+    )
+    c.ns3.totals["goodput_mbps"] = statistics.mean(r.ns3.totals["goodput_mbps"] for r in runs)
     return c
-
-
-# A single drop of segment 30 on a clean 10 Mb/s, 20 ms path, NewReno without SACK, Limited
-# Transmit on, delayed ACKs: both simulators at the nanosecond level of their own models.
-SINGLE_LOSS = """
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "20ms"
-queue = 1000
-forward = { drops = { segments = [{ segment = 30 }] } }
-"""
 
 
 def _changes(t: list[float], w: list[float]) -> list[tuple[float, float]]:
@@ -71,7 +62,7 @@ def test_single_loss_cwnd_step_by_step(ns3) -> None:  # noqa: ANN001
     doc = scenario()
     doc["duration"] = "10s"
     doc["tcp"].update(recovery="newreno", sack=False)
-    doc["topology"]["bottleneck"] = tomllib.loads(SINGLE_LOSS)["topology"]["bottleneck"]
+    doc["topology"]["bottleneck"] = SINGLE_LOSS
     c = compare_ns3(doc, ["tcp.halving_base=pipe"], trace_flows=[0], ns3=ns3)
     ours, theirs = _changes(*c.transim.cwnd[0]), _changes(*c.ns3.cwnd[0])
     # Slow start: 10, 11, ..., 25 segments in both (one per delayed ACK of two segments).
@@ -112,7 +103,7 @@ def test_rfc5681_halving_is_the_documented_difference(ns3) -> None:  # noqa: ANN
     doc = scenario()
     doc["duration"] = "2s"
     doc["tcp"].update(recovery="newreno", sack=False, halving_base="flight")
-    doc["topology"]["bottleneck"] = tomllib.loads(SINGLE_LOSS)["topology"]["bottleneck"]
+    doc["topology"]["bottleneck"] = SINGLE_LOSS
     res = run(doc, trace_flows=True)
     tr = res.flow_traces[0]
     mss = res.flows[0]["mss"]

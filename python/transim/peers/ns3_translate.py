@@ -81,7 +81,7 @@ def _check_topology(doc: dict[str, Any]) -> None:
         raise _refuse("tcp.adaptive", "the adaptive framework")
 
 
-def _channels(links: list[dict[str, Any]]) -> tuple[list[str], set[tuple[str, str]]]:
+def _channels(links: list[dict[str, Any]]) -> list[str]:
     """Pair link directions into ns-3 point-to-point channels (one delay, two devices)."""
     by_ends = {(ln["from"], ln["to"]): ln for ln in links}
     lines, done = [], set()
@@ -109,7 +109,7 @@ def _channels(links: list[dict[str, Any]]) -> tuple[list[str], set[tuple[str, st
             f"{ln['queue']} {back['queue']} {unit} {_loss(ln)!r} {_loss(back)!r}"
         )
         done |= {(a, b), (b, a)}
-    return lines, done
+    return lines
 
 
 def _loss(d: dict[str, Any]) -> float:
@@ -226,8 +226,7 @@ def translate(
     mtus = {f["tcp"]["mtu"] for f in d["flows"] if f["tcp"]}
     lines.append(f"mtu {max(mtus | {1500})}")
     lines += [f"node {n}" for n in d["nodes"]]
-    chans, _ = _channels(d["links"])
-    lines += chans
+    lines += _channels(d["links"])
     for i, f in enumerate(d["flows"]):
         if f["protocol"] != "tcp":
             raise _refuse(f"flows[{i}].protocol", "SCTP (ns-3's SCTP is not in its mainline)")

@@ -8,6 +8,8 @@ from .compare import Comparison, compare_ns3, plot_cwnd_pair
 from .grid import CCS, PATHS, base
 from .ns3 import Ns3Unavailable, driver, find_ns3
 
+#: The bottleneck of the single-loss case: 10 Mb/s, 20 ms, a queue that never fills, and the
+#: first transmission of segment 30 dropped (NewReno without SACK, Limited Transmit on).
 SINGLE_LOSS = {
     "rate": "10Mbps",
     "delay": "20ms",

@@ -50,36 +50,10 @@ impl CongestionControl for Hybla {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::config::CwndUnit;
-
-    fn window(cwnd_segments: u64, ssthresh_segments: u64) -> Window {
-        Window {
-            cwnd: cwnd_segments * 1000,
-            ssthresh: ssthresh_segments * 1000,
-            mss: 1000,
-            unit: CwndUnit::Bytes,
-            cnt: 0,
-            max_cwnd: None,
-            ns2: false,
-            precision_reduce: false,
-            frac: 0.0,
-            frac_at: 0,
-        }
-    }
+    use crate::tcp::cc::test_support::{ack as ack_of, window};
 
     fn ack(acked: u64) -> AckInfo {
-        AckInfo {
-            now: 0,
-            acked,
-            rtt: None,
-            srtt: 0,
-            min_rtt: 2 * RTT0,
-            flight: 0,
-            pipe: 0,
-            recovering: false,
-            delivered: 0,
-            sample: None,
-        }
+        ack_of(acked, 2 * RTT0)
     }
 
     /// ρ = 2 (RTT = 50 ms): slow start adds 2² − 1 = 3 segments per ACK also when a delayed

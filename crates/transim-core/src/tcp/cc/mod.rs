@@ -484,6 +484,46 @@ impl CongestionControl for Cc {
     }
 }
 
+/// Windows and ACKs for the variants' unit tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{AckInfo, Window};
+    use crate::sim::Time;
+    use crate::tcp::config::CwndUnit;
+
+    /// A byte-counted window of 1000-byte segments.
+    pub fn window(cwnd_segments: u64, ssthresh_segments: u64) -> Window {
+        Window {
+            cwnd: cwnd_segments * 1000,
+            ssthresh: ssthresh_segments * 1000,
+            mss: 1000,
+            unit: CwndUnit::Bytes,
+            cnt: 0,
+            max_cwnd: None,
+            ns2: false,
+            precision_reduce: false,
+            frac: 0.0,
+            frac_at: 0,
+        }
+    }
+
+    /// An ACK of `acked` new bytes with this smallest RTT seen.
+    pub fn ack(acked: u64, min_rtt: Time) -> AckInfo {
+        AckInfo {
+            now: 0,
+            acked,
+            rtt: None,
+            srtt: 0,
+            min_rtt,
+            flight: 0,
+            pipe: 0,
+            recovering: false,
+            delivered: 0,
+            sample: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod ns2_tests {
     use super::*;

@@ -36,42 +36,19 @@ impl CongestionControl for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::config::CwndUnit;
+    use crate::tcp::cc::test_support::{ack, window};
 
     /// Above 100 segments one segment per 100 acknowledged: 50 delayed ACKs of two segments
     /// each add one, as Linux's tcp_cong_avoid_ai(tp, 100, acked) does.
     #[test]
     fn counts_segments_acknowledged_not_acks() {
-        let mut w = Window {
-            cwnd: 200 * 1000,
-            ssthresh: 100 * 1000,
-            mss: 1000,
-            unit: CwndUnit::Bytes,
-            cnt: 0,
-            max_cwnd: None,
-            ns2: false,
-            precision_reduce: false,
-            frac: 0.0,
-            frac_at: 0,
-        };
-        let ack = AckInfo {
-            now: 0,
-            acked: 2000,
-            rtt: None,
-            srtt: 0,
-            min_rtt: 0,
-            flight: 0,
-            pipe: 0,
-            recovering: false,
-            delivered: 0,
-            sample: None,
-        };
+        let mut w = window(200, 100);
         let mut s = Scalable;
         for _ in 0..49 {
-            s.on_ack(&mut w, &ack);
+            s.on_ack(&mut w, &ack(2000, 0));
         }
         assert_eq!(w.cwnd, 200 * 1000);
-        s.on_ack(&mut w, &ack);
+        s.on_ack(&mut w, &ack(2000, 0));
         assert_eq!(w.cwnd, 201 * 1000);
     }
 }
