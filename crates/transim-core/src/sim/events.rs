@@ -192,12 +192,20 @@ impl EventQueue {
     }
 
     /// File an entry where its time belongs: the heap, a wheel slot or the overflow.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, e: Entry) {
-        let t = e.0.time;
-        if t < self.horizon {
+        if e.0.time < self.horizon {
             self.heap.push(e);
-        } else if (t >> SLOT_BITS) < (self.horizon >> SLOT_BITS) + SLOTS {
+        } else {
+            self.insert_later(e);
+        }
+    }
+
+    /// File an entry beyond the horizon: a wheel slot or the overflow.
+    #[inline(never)]
+    fn insert_later(&mut self, e: Entry) {
+        let t = e.0.time;
+        if (t >> SLOT_BITS) < (self.horizon >> SLOT_BITS) + SLOTS {
             let slot = ((t >> SLOT_BITS) % SLOTS) as usize;
             self.wheel[slot].push(e);
             self.occupied[slot / 64] |= 1 << (slot % 64);
