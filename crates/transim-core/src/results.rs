@@ -192,7 +192,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
         .zip(&sim.link_names)
         .map(|(l, name)| {
             let st = &l.stats;
-            let (model, burst) = match l.loss {
+            let (model, burst) = match *l.loss() {
                 LossModel::None => ("none", None),
                 LossModel::Bernoulli { p } => ("bernoulli", Some(1.0 / (1.0 - p).max(1e-12))),
                 LossModel::GilbertElliott {
@@ -228,7 +228,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
                 mean_queue_bytes: st.queue_byte_area as f64 / 1e9 / dur,
                 max_queue_bytes: st.queue_max_bytes,
                 loss_model: model.to_string(),
-                loss_rate_implied: l.loss.mean_loss_rate(),
+                loss_rate_implied: l.loss().mean_loss_rate(),
                 loss_burst_implied: burst,
                 loss_rate_measured: if admitted > 0 {
                     st.drops[DropCause::LossModel.index()] as f64 / admitted as f64

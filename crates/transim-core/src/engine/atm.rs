@@ -53,7 +53,7 @@ impl Simulation {
                 d,
                 VcDirection::data_cell(number, i, cells),
             );
-            self.enqueue_on(first, c);
+            self.enqueue_on(first, &c);
         }
     }
 
@@ -99,7 +99,7 @@ impl Simulation {
         let uid = self.new_uid();
         let d = self.atm_mut().dir(flow, from_sender);
         let c = cell_packet(uid, flow, from_sender, d, header);
-        self.enqueue_on(first, c);
+        self.enqueue_on(first, &c);
     }
 
     /// A cell reaches `node`: a switch forwards it along the VC (stamping ERICA's rate into a
@@ -128,7 +128,7 @@ impl Simulation {
             }
             let next = d.path[hop];
             p.hdr = Header::Cell(c);
-            self.enqueue_on(next, p);
+            self.enqueue_on(next, &p);
             return;
         }
         debug_assert_eq!(node, d.exit);
@@ -142,9 +142,9 @@ impl Simulation {
                     }
                     if let Some(q) = good {
                         if node == q.dst {
-                            self.arrive(node, q);
+                            self.arrive(node, &q);
                         } else {
-                            self.forward(node, q);
+                            self.forward(node, &q);
                         }
                     }
                 }
@@ -162,7 +162,7 @@ impl Simulation {
                 let uid = self.new_uid();
                 let other = self.atm_mut().dir(flow, !from_sender);
                 let q = cell_packet(uid, flow, !from_sender, other, back);
-                self.enqueue_on(first, q);
+                self.enqueue_on(first, &q);
             }
             CellKind::BackwardRm => {
                 d.books.received += 1;

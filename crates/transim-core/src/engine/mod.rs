@@ -246,7 +246,7 @@ impl Simulation {
                 ))
             })?;
             for (l, &on) in self.links.iter_mut().zip(&chosen) {
-                l.tap = on;
+                l.set_tap(on);
             }
             self.pcap = Some(Box::new(set));
         }
@@ -321,7 +321,7 @@ impl Simulation {
                     if let Some(cause) = p.lost {
                         self.count_drop(&p, cause, l);
                     } else {
-                        self.arrive(to, p);
+                        self.arrive(to, &p);
                     }
                     let Some(t) = self.links[l as usize].next_arrival() else {
                         break;
@@ -341,7 +341,7 @@ impl Simulation {
             Event::LinkTxDone(l) => {
                 let link = &mut self.links[l as usize];
                 link.tx_done(self.now, &mut self.events);
-                if !link.tapped.is_empty() {
+                if link.tap() && !link.tapped.is_empty() {
                     self.capture(l);
                 }
             }
@@ -363,32 +363,32 @@ impl Simulation {
                     .as_mut()
                     .expect("events only for hosts with a processor");
                 let p = pr.pop(self.now, &mut self.events);
-                self.forward(node, p);
+                self.forward(node, &p);
             }
         }
     }
 
     /// A packet arrives at `node`: deliver it to its endpoint or forward it.
-    #[inline]
-    fn arrive(&mut self, node: u32, p: Packet) {
+    #[inline(always)]
+    fn arrive(&mut self, node: u32, p: &Packet) {
         if let Header::Cell(c) = p.hdr {
-            self.cell_arrive(node, p, c);
+            self.cell_arrive(node, *p, c);
         } else if node == p.dst {
             let f = &mut self.flows[p.flow as usize];
             f.delivered += 1;
             if let Some(tr) = self.packet_trace.as_mut() {
-                tr.record(self.now, packet_event::DELIVER, &p, -1, -1);
+                tr.record(self.now, packet_event::DELIVER, p, -1, -1);
             }
             let mut ctx = endpoint_ctx!(self);
-            f.transport.on_packet(&p, &mut ctx);
+            f.transport.on_packet(p, &mut ctx);
             self.flush();
         } else {
             self.forward(node, p);
         }
     }
 
-    #[inline]
-    fn forward(&mut self, node: u32, p: Packet) {
+    #[inline(always)]
+    fn forward(&mut self, node: u32, p: &Packet) {
         let l = self.routes.next(node, p.dst, p.flow);
         debug_assert_ne!(
             l, NO_ROUTE,
@@ -396,18 +396,18 @@ impl Simulation {
         );
         if self.links[l as usize].cells {
             // The packet enters its VC here: the adapter turns it into cells.
-            self.segment(p);
+            self.segment(*p);
             return;
         }
         self.enqueue_on(l, p);
     }
 
     /// Offer a packet (or cell) to link direction `l`; count what the link drops.
-    #[inline]
-    fn enqueue_on(&mut self, l: u32, p: Packet) {
+    #[inline(always)]
+    fn enqueue_on(&mut self, l: u32, p: &Packet) {
         let link = &mut self.links[l as usize];
         link.enqueue(self.now, p, &mut self.events, &mut self.dropped);
-        if !link.tapped.is_empty() {
+        if link.tap() && !link.tapped.is_empty() {
             self.capture(l);
         }
         while let Some((d, cause)) = self.dropped.pop() {
@@ -488,7 +488,7 @@ impl Simulation {
             }
             match self.processors.get_mut(p.src as usize) {
                 Some(Some(pr)) => pr.accept(self.now, p, &mut self.events),
-                _ => self.forward(p.src, p),
+                _ => self.forward(p.src, &p),
             }
         }
         // Endpoints never produce packets while we forward (forwarding is immediate), so the

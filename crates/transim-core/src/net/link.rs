@@ -34,8 +34,10 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
-/// Counters kept by a link direction.
+/// Counters kept by a link direction. The counters every packet updates come first, so that
+/// they share the cache lines a link's enqueue touches anyway (`repr(C)` keeps this order).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct LinkStats {
     /// Packets offered to the link.
     pub packets_in: u64,
@@ -45,18 +47,18 @@ pub struct LinkStats {
     pub packets_out: u64,
     /// Bytes that reached the far end intact.
     pub bytes_out: u64,
-    /// Drops by cause (indexed by [`DropCause::index`]).
-    pub drops: [u64; DropCause::COUNT],
     /// Total serialisation time of accepted packets (ns).
     pub busy_ns: u64,
+    /// Largest number of packets waiting.
+    pub queue_max: u64,
     /// Integral of the waiting-queue length over time (packet·ns).
     pub queue_area: u128,
     /// Integral of the waiting-queue size in bytes over time (byte·ns).
     pub queue_byte_area: u128,
-    /// Largest number of packets waiting.
-    pub queue_max: u64,
     /// Largest number of bytes waiting.
     pub queue_max_bytes: u64,
+    /// Drops by cause (indexed by [`DropCause::index`]).
+    pub drops: [u64; DropCause::COUNT],
 }
 
 /// A packet accepted by the link, with the time it reaches the far end.
@@ -67,60 +69,76 @@ struct InFlight {
 }
 
 /// One direction of a link.
+///
+/// The fields a FIFO link's enqueue and arrival touch come first and in this order
+/// (`repr(C)`): with many flows each has its own access links, which are cold in the cache
+/// whenever one of its packets passes, so every cache line the per-packet path reads is a miss.
+#[repr(C, align(64))]
 pub struct Link {
-    /// Index of this link direction.
-    pub id: u32,
-    /// Node at the sending end.
-    pub from: u32,
-    /// Node at the receiving end.
-    pub to: u32,
-    /// Rate in bit/s.
-    pub rate_bps: f64,
-    /// Propagation delay.
-    pub delay: Time,
-    /// Bytes of framing added to every packet on this link (counted for serialisation only).
-    pub overhead: u32,
-    /// Queue limit.
-    pub limit: QueueLimit,
-    /// Random loss process.
-    pub loss: LossModel,
-    /// Scripted drops.
-    pub script: ScriptedDrops,
-    /// Intervals [from, to) during which the link is down: a packet whose transmission
-    /// starts then is lost ([`DropCause::LinkDown`]).
-    pub down: Vec<(Time, Time)>,
-    /// Record every packet as its transmission starts (for packet captures).
-    pub tap: bool,
-    /// Packets recorded since the engine last took them: (transmission start, packet).
-    pub tapped: Vec<(Time, Packet)>,
-    /// The random stream of this link's loss model.
-    rng: Rng,
-    /// Accepted packets in order of arrival at the far end.
-    line: VecDeque<InFlight>,
-    /// Start-of-transmission time and size of packets still waiting in the queue.
-    waiting: VecDeque<(Time, u32)>,
-    waiting_bytes: u64,
     /// When the last accepted packet finishes serialisation.
     busy_until: Time,
     /// Last time the queue integrals were brought up to date.
     stats_t: Time,
+    waiting_bytes: u64,
+    /// Start-of-transmission time and size of packets still waiting in the queue.
+    waiting: VecDeque<(Time, u32)>,
+    /// Index of this link direction.
+    pub id: u32,
+    /// Node at the receiving end.
+    pub to: u32,
+    // -- second cache line
+    /// Accepted packets in order of arrival at the far end.
+    line: VecDeque<InFlight>,
+    /// Propagation delay.
+    pub delay: Time,
     /// Serialisation times of the two most recent packet sizes (data and ACKs, typically).
-    tx_cache: [(u32, Time); 2],
-    /// Scheduler, for links whose departure order is decided at dequeue time.
-    sched: Option<Sched>,
+    tx_sizes: [u32; 2],
+    tx_times: [Time; 2],
+    // -- third and fourth cache lines
+    /// Queue limit.
+    pub limit: QueueLimit,
+    /// Bytes of framing added to every packet on this link (counted for serialisation only).
+    pub overhead: u32,
+    /// Some check runs before the queue (ns-2's limit, a scripted drop at the enqueue).
+    before_queue: bool,
+    /// Something rare happens when a transmission starts: a capture tap, outages, a scripted
+    /// drop on the wire (see [`Link::refresh_rare`]).
+    rare: bool,
+    /// A scheduler decides the departure order (`sched` is set).
+    scheduled: bool,
+    /// The loss model can lose packets (it is not `LossModel::None`).
+    lossy: bool,
+    /// Record every packet as its transmission starts (for packet captures).
+    tap: bool,
+    /// An ATM link: it carries cells (its queue limit and counters are in cells).
+    pub cells: bool,
     /// ns-2's DropTail rule: the arriving packet counts against the limit, so a limit of L
     /// admits L − 1 waiting packets (and a limit of 1 none, even on an idle link).
     ns2_limit: bool,
-    /// Some check runs before the queue (ns-2's limit, a scripted drop at the enqueue).
-    before_queue: bool,
-    /// Scheduler path: the packet being serialised.
-    current: Option<Packet>,
-    /// Counters.
-    pub stats: LinkStats,
-    /// An ATM link: it carries cells (its queue limit and counters are in cells).
-    pub cells: bool,
     /// An ATM switch's output port: the cell discipline deciding admission.
     pub port: Option<Box<CellPort>>,
+    /// Counters.
+    pub stats: LinkStats,
+    // -- colder: the loss process, the rate (serialisation-cache misses only) and the rest
+    /// Random loss process.
+    loss: LossModel,
+    /// Rate in bit/s.
+    pub rate_bps: f64,
+    /// Node at the sending end.
+    pub from: u32,
+    /// The random stream of this link's loss model.
+    rng: Rng,
+    /// Scripted drops.
+    script: ScriptedDrops,
+    /// Intervals [from, to) during which the link is down: a packet whose transmission
+    /// starts then is lost ([`DropCause::LinkDown`]).
+    down: Vec<(Time, Time)>,
+    /// Packets recorded since the engine last took them: (transmission start, packet).
+    pub tapped: Vec<(Time, Packet)>,
+    /// Scheduler, for links whose departure order is decided at dequeue time.
+    sched: Option<Sched>,
+    /// Scheduler path: the packet being serialised.
+    current: Option<Packet>,
 }
 
 impl Link {
@@ -140,34 +158,80 @@ impl Link {
         sched: Option<Sched>,
     ) -> Self {
         let before_queue = script.at_enqueue;
-        Link {
-            id,
-            from,
-            to,
-            rate_bps,
-            delay,
-            overhead,
-            limit,
-            loss,
-            script,
-            down: Vec::new(),
-            tap: false,
-            tapped: Vec::new(),
-            rng,
-            line: VecDeque::new(),
-            waiting: VecDeque::new(),
-            waiting_bytes: 0,
+        let mut link = Link {
             busy_until: 0,
             stats_t: 0,
-            tx_cache: [(u32::MAX, 0); 2],
-            sched,
-            ns2_limit: false,
+            waiting_bytes: 0,
+            waiting: VecDeque::new(),
+            id,
+            to,
+            line: VecDeque::new(),
+            delay,
+            tx_sizes: [u32::MAX; 2],
+            tx_times: [0; 2],
+            limit,
+            overhead,
             before_queue,
-            current: None,
-            stats: LinkStats::default(),
+            rare: false,
+            scheduled: sched.is_some(),
+            lossy: !matches!(loss, LossModel::None),
+            tap: false,
             cells: false,
+            ns2_limit: false,
             port: None,
-        }
+            stats: LinkStats::default(),
+            loss,
+            rate_bps,
+            from,
+            rng,
+            script,
+            down: Vec::new(),
+            tapped: Vec::new(),
+            sched,
+            current: None,
+        };
+        link.refresh_rare();
+        link
+    }
+
+    /// Recompute the flag that sends a transmission start down the rare path.
+    fn refresh_rare(&mut self) {
+        self.rare = self.tap
+            || !self.down.is_empty()
+            || (!self.script.is_empty() && !self.script.at_enqueue);
+    }
+
+    /// Record every packet as its transmission starts (for packet captures), or stop.
+    pub fn set_tap(&mut self, on: bool) {
+        self.tap = on;
+        self.refresh_rare();
+    }
+
+    /// True when every packet is recorded as its transmission starts.
+    pub fn tap(&self) -> bool {
+        self.tap
+    }
+
+    /// Set the intervals [from, to) during which the link is down: a packet whose
+    /// transmission starts then is lost ([`DropCause::LinkDown`]).
+    pub fn set_down(&mut self, spans: Vec<(Time, Time)>) {
+        self.down = spans;
+        self.refresh_rare();
+    }
+
+    /// The intervals during which the link is down.
+    pub fn down(&self) -> &[(Time, Time)] {
+        &self.down
+    }
+
+    /// The random loss process.
+    pub fn loss(&self) -> &LossModel {
+        &self.loss
+    }
+
+    /// The scripted drops.
+    pub fn script(&self) -> &ScriptedDrops {
+        &self.script
     }
 
     /// Bring the waiting queue and its time integrals up to `now`: packets whose transmission
@@ -188,10 +252,14 @@ impl Link {
     /// Packets and bytes waiting (not being transmitted), as last brought up to date.
     #[inline]
     fn waiting_counts(&self) -> (usize, u64) {
-        match &self.sched {
-            None => (self.waiting.len(), self.waiting_bytes),
-            Some(s) => (s.len(), s.bytes()),
+        if !self.scheduled {
+            return (self.waiting.len(), self.waiting_bytes);
         }
+        let s = self
+            .sched
+            .as_ref()
+            .expect("a scheduled link has a scheduler");
+        (s.len(), s.bytes())
     }
 
     #[inline]
@@ -214,22 +282,24 @@ impl Link {
     /// Serialisation time of `size` bytes, from a two-entry cache.
     #[inline]
     fn serialise(&mut self, size: u32) -> Time {
-        if self.tx_cache[0].0 == size {
-            return self.tx_cache[0].1;
+        if self.tx_sizes[0] == size {
+            return self.tx_times[0];
         }
-        if self.tx_cache[1].0 == size {
-            self.tx_cache.swap(0, 1);
-            return self.tx_cache[0].1;
+        if self.tx_sizes[1] == size {
+            self.tx_sizes.swap(0, 1);
+            self.tx_times.swap(0, 1);
+            return self.tx_times[0];
         }
         let t = tx_time(size, self.rate_bps);
-        self.tx_cache[1] = self.tx_cache[0];
-        self.tx_cache[0] = (size, t);
+        self.tx_sizes = [size, self.tx_sizes[0]];
+        self.tx_times = [t, self.tx_times[0]];
         t
     }
 
     /// Give the link a scheduler (or none: FIFO). Only before the run starts.
     pub fn set_scheduler(&mut self, sched: Option<Sched>) {
         debug_assert!(self.current.is_none() && self.line.is_empty());
+        self.scheduled = sched.is_some();
         self.sched = sched;
     }
 
@@ -290,7 +360,7 @@ impl Link {
             && self.script.matches(self.stats.packets_in, p)
         {
             p.lost = Some(DropCause::Script);
-        } else if self.loss.lose(&mut self.rng) {
+        } else if self.lossy && self.loss.lose(&mut self.rng) {
             p.lost = Some(DropCause::LossModel);
         }
     }
@@ -303,23 +373,52 @@ impl Link {
     pub fn enqueue(
         &mut self,
         now: Time,
-        mut p: Packet,
+        p: &Packet,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
     ) {
         self.advance(now);
         self.stats.packets_in += 1;
         self.stats.bytes_in += p.wire as u64;
+        if self.port.is_some() || self.before_queue || self.scheduled {
+            self.enqueue_special(now, *p, events, dropped);
+        } else {
+            self.enqueue_fifo(now, p, events, dropped);
+        }
+    }
+
+    /// Enqueue through an ATM port, the checks before the queue or a scheduler.
+    #[inline(never)]
+    fn enqueue_special(
+        &mut self,
+        now: Time,
+        mut p: Packet,
+        events: &mut EventQueue,
+        dropped: &mut Vec<(Packet, DropCause)>,
+    ) {
         if self.port.is_some() && !self.port_admits(now, &mut p, dropped) {
             return;
         }
         if self.before_queue && !self.admit_before_queue(&p, dropped) {
             return;
         }
-        if self.sched.is_some() {
+        if self.scheduled {
             self.enqueue_scheduled(now, p, events, dropped);
             return;
         }
+        self.enqueue_fifo(now, &p, events, dropped);
+    }
+
+    /// The drop-tail FIFO: admit or drop, then put the packet on the line with its arrival
+    /// time. The packet is copied once, into the line.
+    #[inline(always)]
+    fn enqueue_fifo(
+        &mut self,
+        now: Time,
+        p: &Packet,
+        events: &mut EventQueue,
+        dropped: &mut Vec<(Packet, DropCause)>,
+    ) {
         let size = p.wire + self.overhead;
         let busy = self.busy_until > now;
         if busy && !p.is_ful() {
@@ -329,15 +428,18 @@ impl Link {
             };
             if full {
                 self.stats.drops[DropCause::Queue.index()] += 1;
-                dropped.push((p, DropCause::Queue));
+                dropped.push((*p, DropCause::Queue));
                 return;
             }
         }
-        self.decide_loss(&mut p);
         let start = if busy { self.busy_until } else { now };
-        if self.tap || !self.down.is_empty() {
-            self.on_transmission_start(start, &mut p);
-        }
+        let lost = if self.rare {
+            self.rare_start(start, p)
+        } else if self.lossy && self.loss.lose(&mut self.rng) {
+            Some(DropCause::LossModel)
+        } else {
+            p.lost
+        };
         let end = start + self.serialise(size);
         self.busy_until = end;
         self.stats.busy_ns += end - start;
@@ -346,7 +448,25 @@ impl Link {
             self.waiting_bytes += size as u64;
             self.note_queue_peak();
         }
-        self.put_on_line(end + self.delay, p, events);
+        let arrive = end + self.delay;
+        if self.line.is_empty() {
+            events.push(arrive, Event::LinkArrival(self.id));
+        }
+        self.line.push_back(InFlight {
+            arrive,
+            packet: Packet { lost, ..*p },
+        });
+    }
+
+    /// A FIFO transmission starting at `start` on a link with a scripted drop on the wire,
+    /// outages or a capture tap: whether (and why) the packet is lost.
+    #[cold]
+    #[inline(never)]
+    fn rare_start(&mut self, start: Time, p: &Packet) -> Option<DropCause> {
+        let mut q = *p;
+        self.decide_loss(&mut q);
+        self.on_transmission_start(start, &mut q);
+        q.lost
     }
 
     /// The rarely used checks before the queue: a scripted drop placed at the enqueue
@@ -429,7 +549,7 @@ impl Link {
     }
 
     fn start_transmission(&mut self, now: Time, mut p: Packet, events: &mut EventQueue) {
-        if self.tap || !self.down.is_empty() {
+        if self.rare {
             self.on_transmission_start(now, &mut p);
         }
         let t = self.serialise(p.wire + self.overhead);
@@ -571,7 +691,7 @@ mod tests {
         let mut l = link(QueueLimit::Packets(10));
         let mut ev = EventQueue::new();
         for _ in 0..3 {
-            l.enqueue(0, pkt(1000), &mut ev, &mut vec![]);
+            l.enqueue(0, &pkt(1000), &mut ev, &mut vec![]);
         }
         // First arrival at 1 ms serialisation + 10 ms delay; only the head is scheduled.
         assert_eq!(ev.len(), 1);
@@ -589,12 +709,12 @@ mod tests {
         // One in service + two waiting fit; the fourth is dropped.
         for i in 0..4 {
             let mut dropped = vec![];
-            l.enqueue(0, pkt(1000), &mut ev, &mut dropped);
+            l.enqueue(0, &pkt(1000), &mut ev, &mut dropped);
             assert_eq!(!dropped.is_empty(), i == 3, "packet {i}");
         }
         // After the first two have started transmission there is room again.
         let mut dropped = vec![];
-        l.enqueue(1_000_001, pkt(1000), &mut ev, &mut dropped);
+        l.enqueue(1_000_001, &pkt(1000), &mut ev, &mut dropped);
         assert!(dropped.is_empty());
         assert_eq!(l.stats.drops[DropCause::Queue.index()], 1);
     }
@@ -605,7 +725,7 @@ mod tests {
         let mut ev = EventQueue::new();
         let mut offer = |size| {
             let mut dropped = vec![];
-            l.enqueue(0, pkt(size), &mut ev, &mut dropped);
+            l.enqueue(0, &pkt(size), &mut ev, &mut dropped);
             dropped.is_empty()
         };
         assert!(offer(1000)); // in service
@@ -619,8 +739,8 @@ mod tests {
         let mut l = link(QueueLimit::Packets(100));
         let mut ev = EventQueue::new();
         // Two packets at t=0: the second waits 1 ms.
-        l.enqueue(0, pkt(1000), &mut ev, &mut vec![]);
-        l.enqueue(0, pkt(1000), &mut ev, &mut vec![]);
+        l.enqueue(0, &pkt(1000), &mut ev, &mut vec![]);
+        l.enqueue(0, &pkt(1000), &mut ev, &mut vec![]);
         l.finish(SECOND);
         assert_eq!(l.stats.busy_ns, 2 * MILLISECOND);
         assert_eq!(l.stats.queue_area, MILLISECOND as u128);

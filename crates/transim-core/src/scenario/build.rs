@@ -130,8 +130,8 @@ impl Net {
                 spans.push((d.from.0, to));
             }
             let n = self.links.len();
-            self.links[n - 2].down = spans.clone();
-            self.links[n - 1].down = spans;
+            self.links[n - 2].set_down(spans.clone());
+            self.links[n - 1].set_down(spans);
         }
         Ok(())
     }

@@ -162,7 +162,7 @@ fn adaptive(
             let l = &net.links[routes.next(at, d, flow) as usize];
             bw = bw.min(l.rate_bps);
             delay += l.delay as f64 * 1e-9;
-            keep *= 1.0 - l.loss.mean_loss_rate();
+            keep *= 1.0 - l.loss().mean_loss_rate();
             at = l.to;
         }
         [bw, delay, 1.0 - keep]

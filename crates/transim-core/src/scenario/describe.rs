@@ -30,7 +30,7 @@ pub fn describe(sc: &Scenario) -> Result<Value, ScenarioError> {
                 QueueLimit::Packets(n) => (n, "packets"),
                 QueueLimit::Bytes(n) => (n, "bytes"),
             };
-            let loss = match l.loss {
+            let loss = match l.loss() {
                 LossModel::None => json!(null),
                 LossModel::Bernoulli { p } => json!({"model": "bernoulli", "p": p}),
                 LossModel::GilbertElliott {
@@ -53,10 +53,10 @@ pub fn describe(sc: &Scenario) -> Result<Value, ScenarioError> {
                 "qdisc": l.discipline(),
                 "overhead": l.overhead,
                 "loss": loss,
-                "drop_packets": l.script.packets,
-                "drop_segments": l.script.segments,
-                "drops_at_enqueue": l.script.at_enqueue,
-                "down": !l.down.is_empty(),
+                "drop_packets": l.script().packets,
+                "drop_segments": l.script().segments,
+                "drops_at_enqueue": l.script().at_enqueue,
+                "down": !l.down().is_empty(),
                 "cells": l.cells,
             })
         })
