@@ -118,6 +118,8 @@ impl QuadHeap {
 
 /// log2 of a wheel slot's width in ns (2^22 ns ≈ 4.2 ms).
 const SLOT_BITS: u32 = 22;
+/// End of a wheel slot's list.
+const NIL: u32 = u32::MAX;
 /// Slots in the wheel.
 const SLOTS: u64 = 4096;
 
@@ -125,8 +127,15 @@ const SLOTS: u64 = 4096;
 pub struct EventQueue {
     /// Every pending event before `horizon`.
     heap: QuadHeap,
-    /// Events in the slots from `horizon`'s on, for `SLOTS` slots: slot k in `wheel[k % SLOTS]`.
-    wheel: Vec<Vec<Entry>>,
+    /// Events in the slots from `horizon`'s on, for `SLOTS` slots: slot k's entries form a
+    /// list starting at `wheel[k % SLOTS]` through `pool`/`links` (one shared pool, so a slot
+    /// costs no allocation of its own; freed entries are reused first, while still cached).
+    wheel: Vec<u32>,
+    pool: Vec<Entry>,
+    /// Per pool entry: the next entry of its slot's list, or of the free list.
+    links: Vec<u32>,
+    /// First free pool entry (or `NIL`).
+    free: u32,
     in_wheel: usize,
     /// One bit per wheel slot: set when the slot holds events.
     occupied: Vec<u64>,
@@ -143,7 +152,10 @@ impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
             heap: QuadHeap::default(),
-            wheel: (0..SLOTS).map(|_| Vec::new()).collect(),
+            wheel: vec![NIL; SLOTS as usize],
+            pool: Vec::new(),
+            links: Vec::new(),
+            free: NIL,
             in_wheel: 0,
             occupied: vec![0; (SLOTS / 64) as usize],
             far: BinaryHeap::new(),
@@ -207,7 +219,18 @@ impl EventQueue {
         let t = e.0.time;
         if (t >> SLOT_BITS) < (self.horizon >> SLOT_BITS) + SLOTS {
             let slot = ((t >> SLOT_BITS) % SLOTS) as usize;
-            self.wheel[slot].push(e);
+            let i = if self.free != NIL {
+                let i = self.free;
+                self.free = self.links[i as usize];
+                self.pool[i as usize] = e;
+                i
+            } else {
+                self.pool.push(e);
+                self.links.push(NIL);
+                (self.pool.len() - 1) as u32
+            };
+            self.links[i as usize] = self.wheel[slot];
+            self.wheel[slot] = i;
             self.occupied[slot / 64] |= 1 << (slot % 64);
             self.in_wheel += 1;
         } else {
@@ -229,15 +252,20 @@ impl EventQueue {
                 cur.max(k.time >> SLOT_BITS)
             };
             let slot = (target % SLOTS) as usize;
-            let mut bucket = std::mem::take(&mut self.wheel[slot]);
+            let mut i = std::mem::replace(&mut self.wheel[slot], NIL);
             self.occupied[slot / 64] &= !(1 << (slot % 64));
-            self.in_wheel -= bucket.len();
             self.horizon = (target + 1) << SLOT_BITS;
-            for e in bucket.drain(..) {
-                self.heap.push(e);
+            while i != NIL {
+                // Keys are unique, so the order the slot's entries enter the heap in does
+                // not matter.
+                self.heap.push(self.pool[i as usize]);
+                self.in_wheel -= 1;
+                let next = self.links[i as usize];
+                self.links[i as usize] = self.free;
+                self.free = i;
+                i = next;
             }
-            self.wheel[slot] = bucket; // keep the allocation
-                                       // The wheel now reaches one slot further: take what the overflow has there.
+            // The wheel now reaches one slot further: take what the overflow has there.
             while let Some(&Reverse(e)) = self.far.peek() {
                 if (e.0.time >> SLOT_BITS) >= (self.horizon >> SLOT_BITS) + SLOTS {
                     break;
