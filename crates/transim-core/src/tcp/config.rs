@@ -269,17 +269,44 @@ impl TcpConfig {
         if !self.window_scale {
             return 0;
         }
-        let mut s = 0u8;
-        while (self.rcv_buf >> s) > 65_535 && s < 14 {
-            s += 1;
-        }
-        s
+        shift_for(self.rcv_buf)
     }
+}
+
+/// The smallest window-scale shift (at most 14, RFC 7323) that brings `rcv_buf` within the
+/// 16-bit window field: the buffer's bits beyond 16.
+fn shift_for(rcv_buf: u64) -> u8 {
+    let bits = 64 - rcv_buf.leading_zeros();
+    bits.saturating_sub(16).min(14) as u8
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn window_scale_shift_is_the_smallest_that_fits_16_bits() {
+        for buf in [
+            0u64,
+            1,
+            65_535,
+            65_536,
+            131_071,
+            131_072,
+            1 << 20,
+            16 << 20,
+            (1 << 30) + 1,
+        ]
+        .into_iter()
+        .chain((0..40).map(|k| (1u64 << k) - 1))
+        {
+            let mut s = 0u8;
+            while (buf >> s) > 65_535 && s < 14 {
+                s += 1;
+            }
+            assert_eq!(shift_for(buf), s, "rcv_buf {buf}");
+        }
+    }
 
     #[test]
     fn initial_window_tables() {
