@@ -79,9 +79,10 @@ fn staged(value: serde_json::Value) -> Stages {
     }
 }
 
-/// B5 stage by stage: `cargo bench -p transim-core --bench engine -- b5`.
-fn fat_tree_permutation() {
-    let s = staged(b5(0.02));
+/// B5 stage by stage: `cargo bench -p transim-core --bench engine -- b5 [seconds]`
+/// (default 0.02 s simulated).
+fn fat_tree_permutation(seconds: f64) {
+    let s = staged(b5(seconds));
     println!(
         "B5 fat tree k=16, 1,024 hosts: build {:.3} s, run {:.3} s, {} data packets ({:.0} ns/packet), {} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
         s.parse + s.build,
@@ -118,7 +119,7 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     if filter.first().is_some_and(|f| f.eq_ignore_ascii_case("b5")) {
-        fat_tree_permutation();
+        fat_tree_permutation(filter.get(1).and_then(|a| a.parse().ok()).unwrap_or(0.02));
         return;
     }
     if filter.first().is_some_and(|f| f.eq_ignore_ascii_case("b4")) {

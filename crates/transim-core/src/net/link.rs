@@ -369,7 +369,7 @@ impl Link {
     /// other packets it discards to make room) are pushed onto `dropped` with their cause.
     /// Packets chosen by a loss model or script are accepted (they use the link) but are
     /// marked lost and discarded at the far end.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(
         &mut self,
         now: Time,
