@@ -15,11 +15,23 @@ use std::collections::BTreeMap;
 /// Drops by cause.
 pub type Drops = BTreeMap<&'static str, u64>;
 
-/// Drops by cause; the ATM causes appear only in runs with ATM links.
-fn drops(a: &[u64; DropCause::COUNT], atm: bool) -> Drops {
+/// Which drop causes a run reports: the ATM causes only in runs with ATM links, the AQM
+/// cause only in runs with an active queue manager.
+#[derive(Clone, Copy)]
+struct Causes {
+    atm: bool,
+    aqm: bool,
+}
+
+/// Drops by cause, those of `causes`.
+fn drops(a: &[u64; DropCause::COUNT], causes: Causes) -> Drops {
     DropCause::ALL
         .iter()
-        .filter(|c| atm || !matches!(c, DropCause::Epd | DropCause::Ppd | DropCause::Cells))
+        .filter(|c| match c {
+            DropCause::Epd | DropCause::Ppd | DropCause::Cells => causes.atm,
+            DropCause::Aqm => causes.aqm,
+            _ => true,
+        })
         .map(|c| (c.name(), a[c.index()]))
         .collect()
 }
@@ -83,6 +95,12 @@ pub struct LinkResult {
     /// An ATM switch port's counters (frames refused by EPD, cut by PPD, cells marked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub port: Option<crate::net::atm::port::PortStats>,
+    /// Queue discipline ("droptail", "red", "codel", …).
+    pub qdisc: &'static str,
+    /// Packets an active queue manager marked Congestion Experienced instead of dropping
+    /// (links with RED or CoDel only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_marks: Option<u64>,
     /// Fraction of the run the link was transmitting.
     pub utilisation: f64,
     /// Packets offered.
@@ -145,6 +163,10 @@ pub struct RunOutput {
 pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation) -> RunOutput {
     let end: Time = sim.end;
     let atm = sim.atm.is_some();
+    let causes = Causes {
+        atm,
+        aqm: sim.links.iter().any(|l| l.is_aqm()),
+    };
     let mut flows = Vec::new();
     let paths: Vec<(Vec<usize>, Vec<usize>)> = sim
         .flows
@@ -177,8 +199,8 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             start: secs(f.start),
             packets_sent: f.injected,
             packets_delivered: f.delivered,
-            drops: drops(&f.drops, atm),
-            data_drops: drops(&f.data_drops, atm),
+            drops: drops(&f.drops, causes),
+            data_drops: drops(&f.data_drops, causes),
             data_packets_dropped,
             atm: sim.atm.as_ref().and_then(|a| a.result(fi, end)),
             detail: f.transport.results(&facts),
@@ -219,10 +241,12 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
                 },
                 unit: if l.cells { "cells" } else { "packets" },
                 port: l.port.as_ref().map(|p| p.stats),
+                qdisc: l.discipline(),
+                ecn_marks: l.is_aqm().then(|| l.ecn_marks()),
                 utilisation: st.busy_ns as f64 / end.max(1) as f64,
                 packets_in: st.packets_in,
                 packets_out: st.packets_out,
-                drops: drops(&st.drops, atm),
+                drops: drops(&st.drops, causes),
                 mean_queue_packets: st.queue_area as f64 / 1e9 / dur,
                 max_queue_packets: st.queue_max,
                 mean_queue_bytes: st.queue_byte_area as f64 / 1e9 / dur,

@@ -63,6 +63,7 @@ impl Cbr {
                 seq: self.sent,
                 len: self.size,
             }),
+            ..Default::default()
         });
         self.sent += 1;
         if self.sent < self.count {

@@ -340,9 +340,12 @@ impl Simulation {
             }
             Event::LinkTxDone(l) => {
                 let link = &mut self.links[l as usize];
-                link.tx_done(self.now, &mut self.events);
+                link.tx_done(self.now, &mut self.events, &mut self.dropped);
                 if link.tap() && !link.tapped.is_empty() {
                     self.capture(l);
+                }
+                while let Some((d, cause)) = self.dropped.pop() {
+                    self.count_drop(&d, cause, l);
                 }
             }
             Event::FlowStart(f) => {

@@ -334,8 +334,7 @@ impl Link {
     /// `"ack_filter"`.
     pub fn discipline(&self) -> &'static str {
         match (&self.sched, self.ns2_limit) {
-            (Some(Sched::Fq(_)), _) => "fq",
-            (Some(Sched::AckFilter(_)), _) => "ack_filter",
+            (Some(s), _) => s.name(),
             (None, true) => "droptail_ns2",
             (None, false) => "droptail",
         }
@@ -567,7 +566,8 @@ impl Link {
         dropped: &mut Vec<(Packet, DropCause)>,
     ) {
         self.decide_loss(&mut p);
-        if self.current.is_none() {
+        let sched = self.sched.as_mut().expect("scheduled link");
+        if self.current.is_none() && !sched.sees_idle_arrivals() {
             self.start_transmission(now, p, events);
             return;
         }
@@ -577,10 +577,13 @@ impl Link {
             self.limit
         };
         let before = dropped.len();
-        self.sched
-            .as_mut()
-            .expect("scheduled link")
-            .enqueue(p, limit, dropped);
+        sched.enqueue(now, p, limit, dropped);
+        if self.current.is_none() {
+            // An idle link whose discipline saw the arrival: it may send it at once.
+            if let Some(next) = sched.dequeue(now, dropped) {
+                self.start_transmission(now, next, events);
+            }
+        }
         for (_, cause) in &dropped[before..] {
             self.stats.drops[cause.index()] += 1;
         }
@@ -588,17 +591,42 @@ impl Link {
     }
 
     /// Scheduler path: the current packet has been serialised at `now`; send it down the
-    /// line and start the next one.
-    pub fn tx_done(&mut self, now: Time, events: &mut EventQueue) {
+    /// line and start the next one. Packets the discipline discards on the way out go onto
+    /// `dropped`.
+    pub fn tx_done(
+        &mut self,
+        now: Time,
+        events: &mut EventQueue,
+        dropped: &mut Vec<(Packet, DropCause)>,
+    ) {
         self.advance(now);
         let p = self
             .current
             .take()
             .expect("transmission end without a packet");
         self.put_on_line(now + self.delay, p, events);
-        if let Some(next) = self.sched.as_mut().expect("scheduled link").dequeue() {
+        let before = dropped.len();
+        let next = self
+            .sched
+            .as_mut()
+            .expect("scheduled link")
+            .dequeue(now, dropped);
+        for (_, cause) in &dropped[before..] {
+            self.stats.drops[cause.index()] += 1;
+        }
+        if let Some(next) = next {
             self.start_transmission(now, next, events);
         }
+    }
+
+    /// Packets the discipline marked Congestion Experienced instead of dropping.
+    pub fn ecn_marks(&self) -> u64 {
+        self.sched.as_ref().map_or(0, |s| s.marks())
+    }
+
+    /// True when an active queue manager (RED, CoDel) runs this link's queue.
+    pub fn is_aqm(&self) -> bool {
+        matches!(self.sched, Some(Sched::Red(_) | Sched::CoDel(_)))
     }
 
     /// The head packet reaches the far end at `now`; schedules the next head. The caller

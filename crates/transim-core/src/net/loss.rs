@@ -23,11 +23,13 @@ pub enum DropCause {
     Ppd,
     /// ATM: an IP packet whose AAL5 frame lost cells, discarded at reassembly.
     Cells,
+    /// An active queue manager (RED, CoDel) dropped it early, before the queue was full.
+    Aqm,
 }
 
 impl DropCause {
     /// Number of causes.
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
 
     /// All causes, in reporting order.
     pub const ALL: [DropCause; Self::COUNT] = [
@@ -39,6 +41,7 @@ impl DropCause {
         DropCause::Epd,
         DropCause::Ppd,
         DropCause::Cells,
+        DropCause::Aqm,
     ];
 
     /// Name used in results.
@@ -52,6 +55,7 @@ impl DropCause {
             DropCause::Epd => "epd",
             DropCause::Ppd => "ppd",
             DropCause::Cells => "cells",
+            DropCause::Aqm => "aqm",
         }
     }
 

@@ -12,4 +12,4 @@ pub mod qdisc;
 pub use header::{CellHeader, DatagramHeader, Header, SackBlocks, SctpHeader, TcpHeader};
 pub use link::{Link, LinkStats, QueueLimit};
 pub use loss::{DropCause, LossModel, ScriptedDrops};
-pub use packet::Packet;
+pub use packet::{Ecn, Packet};

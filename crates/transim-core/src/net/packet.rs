@@ -5,6 +5,29 @@
 use super::header::{Header, TcpHeader};
 use super::DropCause;
 
+/// The two ECN bits of the IP header (RFC 3168 section 5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not-ECT: the transport does not use ECN (queues drop instead of marking).
+    #[default]
+    NotEct = 0b00,
+    /// ECT(1).
+    Ect1 = 0b01,
+    /// ECT(0): what an ECN-capable TCP sets on its data.
+    Ect0 = 0b10,
+    /// Congestion Experienced: set by a queue instead of dropping an ECT packet.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// True for ECT(0), ECT(1) and CE: a queue may mark the packet instead of dropping it.
+    #[inline]
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
 /// One IP packet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Packet {
@@ -24,6 +47,9 @@ pub struct Packet {
     /// Set by a loss model or a scripted drop: the packet is corrupted on the wire and will be
     /// discarded when it reaches the end of the link.
     pub lost: Option<DropCause>,
+    /// The IP header's ECN field (RFC 3168): whether the sender's transport is ECN-capable
+    /// and whether a queue marked the packet Congestion Experienced.
+    pub ecn: Ecn,
     /// The transport header.
     pub hdr: Header,
 }

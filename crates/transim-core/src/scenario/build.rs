@@ -6,7 +6,7 @@ use super::schema::*;
 use super::units::QueueLimit;
 use crate::engine::{Flow, Routes, Simulation, NO_ROUTE};
 use crate::net::host::Processor;
-use crate::net::qdisc::{AckFilter, Drr, Sched};
+use crate::net::qdisc::Sched;
 use crate::net::{Link, LossModel, ScriptedDrops};
 use crate::sim::rng::Rng;
 use crate::sim::Time;
@@ -82,6 +82,10 @@ impl Net {
         let id = self.links.len() as u32;
         let name = format!("{}->{}", self.names[from as usize], self.names[to as usize]);
         let rng = Rng::stream(seed, &format!("loss/{name}"));
+        let mut d = d;
+        if let Some(Sched::Red(r)) = d.sched.as_mut() {
+            r.reseed(Rng::stream(seed, &format!("red/{name}")));
+        }
         let mut link = Link::new(
             id, from, to, d.rate, d.delay, d.queue, d.loss, d.script, d.overhead, rng, d.sched,
         );
@@ -216,11 +220,16 @@ fn direction(
         loss,
         script,
         ns2_limit: d.qdisc.or(spec.qdisc) == Some(QdiscSpec::DropTailNs2),
-        sched: match d.qdisc.or(spec.qdisc).unwrap_or(QdiscSpec::DropTail) {
-            QdiscSpec::DropTail | QdiscSpec::DropTailNs2 => None,
-            QdiscSpec::Fq => Some(Sched::Fq(Drr::new(1500))),
-            QdiscSpec::AckFilter => Some(Sched::AckFilter(AckFilter::default())),
-        },
+        sched: super::build_aqm::scheduler(
+            d.qdisc.or(spec.qdisc).unwrap_or(QdiscSpec::DropTail),
+            d.aqm.as_ref().or(spec.aqm.as_ref()),
+            &if d.aqm.is_some() {
+                format!("{path}.aqm")
+            } else {
+                format!("{}.aqm", path.rsplit_once('.').map_or(path, |p| p.0))
+            },
+            d.rate.unwrap_or(spec.rate).0,
+        )?,
     })
 }
 
@@ -326,6 +335,7 @@ fn default_access(bottleneck: &LinkSpec) -> LinkSpec {
         delay: None,
         queue: Some(QueueLimit::Packets(1000)),
         qdisc: None,
+        aqm: None,
         overhead: None,
         down: None,
         forward: None,

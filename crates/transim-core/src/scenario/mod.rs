@@ -3,6 +3,7 @@
 
 mod apps;
 pub mod build;
+mod build_aqm;
 mod build_atm;
 mod build_sctp;
 mod build_tcp;

@@ -327,6 +327,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         },
         limited_transmit: fast_retransmit && spec.limited_transmit.unwrap_or(d.limited_transmit),
         pacing: spec.pacing.unwrap_or(false),
+        ecn: spec.ecn.unwrap_or(false),
         ful,
         partial_ack_timer: match spec.partial_ack_timer.unwrap_or(d.partial_ack_timer) {
             PartialAckTimerSpec::Impatient => PartialAckTimer::Impatient,

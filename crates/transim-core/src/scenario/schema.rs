@@ -210,6 +210,10 @@ pub struct LinkSpec {
     /// Queue discipline of both directions (default drop-tail).
     #[serde(default)]
     pub qdisc: Option<QdiscSpec>,
+    /// Parameters of the active queue manager (`qdisc = "red"` or `"codel"`) of both
+    /// directions.
+    #[serde(default)]
+    pub aqm: Option<AqmSpec>,
     /// Framing bytes added to every packet for serialisation (default 0).
     #[serde(default)]
     pub overhead: Option<Size>,
@@ -240,6 +244,9 @@ pub struct DirectionSpec {
     /// Queue discipline of this direction.
     #[serde(default)]
     pub qdisc: Option<QdiscSpec>,
+    /// Parameters of this direction's active queue manager (replaces the link's table).
+    #[serde(default)]
+    pub aqm: Option<AqmSpec>,
     /// Framing bytes per packet on this direction.
     #[serde(default)]
     pub overhead: Option<Size>,
@@ -266,6 +273,65 @@ pub enum QdiscSpec {
     /// counts the arriving packet (`length + 1 >= limit` drops), also when the link is idle.
     #[serde(rename = "droptail_ns2")]
     DropTailNs2,
+    /// Random Early Detection (gentle by default; `aqm.adaptive` for Adaptive RED).
+    Red,
+    /// CoDel (RFC 8289).
+    Codel,
+}
+
+impl QdiscSpec {
+    /// The name as scenarios write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            QdiscSpec::DropTail => "droptail",
+            QdiscSpec::Fq => "fq",
+            QdiscSpec::AckFilter => "ack_filter",
+            QdiscSpec::DropTailNs2 => "droptail_ns2",
+            QdiscSpec::Red => "red",
+            QdiscSpec::Codel => "codel",
+        }
+    }
+}
+
+/// Parameters of an active queue manager; each field belongs to one discipline (the build
+/// refuses the others' fields). Defaults: ns-3's `RedQueueDisc` (gentle, packet mode) and
+/// RFC 8289 for CoDel.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AqmSpec {
+    /// Mark ECN-capable packets Congestion Experienced instead of dropping them (both).
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// RED: lower threshold of the average queue, packets (default 5).
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    /// RED: upper threshold of the average queue, packets (default 15).
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    /// RED: drop probability at max_th (default 1/50).
+    #[serde(default)]
+    pub max_p: Option<Probability>,
+    /// RED: weight of the average queue (default 0.002).
+    #[serde(default)]
+    pub w_q: Option<f64>,
+    /// RED: gentle RED (default true).
+    #[serde(default)]
+    pub gentle: Option<bool>,
+    /// RED: Adaptive RED's automatic max_p (default false).
+    #[serde(default)]
+    pub adaptive: Option<bool>,
+    /// RED: ns-3's `Wait` rule between drops (default false: Floyd & Jacobson's).
+    #[serde(default)]
+    pub wait: Option<bool>,
+    /// RED: mean packet size for the idle-time decay (default 500 bytes, as ns-2 and ns-3).
+    #[serde(default)]
+    pub mean_packet: Option<Size>,
+    /// CoDel: target queue delay (default 5 ms).
+    #[serde(default)]
+    pub target: Option<Duration>,
+    /// CoDel: interval (default 100 ms).
+    #[serde(default)]
+    pub interval: Option<Duration>,
 }
 
 /// Loss model names.
@@ -788,6 +854,11 @@ pub struct TcpSpec {
     /// slow start, 1.2·cwnd/SRTT after (BBR always paces at its own rate).
     #[serde(default)]
     pub pacing: Option<bool>,
+    /// Explicit Congestion Notification (RFC 3168): negotiate it in the handshake, send data
+    /// ECN-capable, echo Congestion Experienced marks (ECE) and halve the window once per
+    /// window of data on an echo (CWR). Default false (ns-3's `UseEcn` default).
+    #[serde(default)]
+    pub ecn: Option<bool>,
     /// Use the FUL bit (study 5): the receiver signals a full uplink buffer, the sender
     /// freezes.
     #[serde(default)]
@@ -906,6 +977,7 @@ impl TcpSpec {
             packetization,
             limited_transmit,
             pacing,
+            ecn,
             partial_ack_timer,
             sackplus_detect,
             sack_option,

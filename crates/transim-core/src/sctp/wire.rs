@@ -42,6 +42,7 @@ pub fn emit(
         wire,
         from_sender,
         lost: None,
+        ecn: crate::net::Ecn::NotEct,
         hdr: Header::Sctp(h),
     });
 }

@@ -208,6 +208,8 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// Pace at Linux's default rate when congestion control sets none.
     pub pacing: bool,
+    /// RFC 3168 ECN.
+    pub ecn: bool,
     /// The FUL bit, if this connection uses it (study 5).
     pub ful: Option<super::ful::FulConfig>,
     /// NewReno's timer rule on partial ACKs.

@@ -6,6 +6,7 @@ pub mod adaptive;
 pub mod cc;
 pub mod config;
 pub mod connection;
+pub mod ecn;
 pub mod ful;
 pub mod rate;
 pub mod receiver;

@@ -130,6 +130,8 @@ pub struct TcpReceiver {
     pub stats: ReceiverStats,
     /// FUL-bit state.
     pub ful: super::ful::FulReceiverState,
+    /// RFC 3168 ECN.
+    pub ecn: super::ecn::EcnReceiver,
     /// ns-2's SACK-block stack, with `sack_option = "ns2"`.
     ns2_sacker: Option<Box<Ns2Sacker>>,
 }
@@ -160,6 +162,7 @@ impl TcpReceiver {
             fin_sent: false,
             fin_at_seq: None,
             ful: Default::default(),
+            ecn: Default::default(),
             stats: ReceiverStats::default(),
             ns2_sacker,
         }
@@ -173,6 +176,7 @@ impl TcpReceiver {
 
     fn packet(&self, ctx: &mut Ctx, fl: u16, sack: SackBlocks) -> Packet {
         let syn = fl & flags::SYN != 0;
+        let fl = if syn { fl } else { fl | self.ecn_ack_flags() };
         let mut opts = if syn {
             self.cfg.syn_option_bytes()
         } else {
@@ -190,6 +194,7 @@ impl TcpReceiver {
             from_sender: false,
             wire: 40 + opts,
             lost: None,
+            ecn: crate::net::Ecn::NotEct,
             hdr: Header::Tcp(TcpHeader {
                 flags: fl,
                 seq: self.own_seq,
@@ -255,7 +260,9 @@ impl TcpReceiver {
                 self.rcv_nxt = p.seq + 1;
                 self.ts_recent = p.ts_val;
             }
-            let mut syn_ack = self.packet(ctx, flags::SYN | flags::ACK, SackBlocks::default());
+            let ecn = self.ecn_on_syn(p);
+            let mut syn_ack =
+                self.packet(ctx, flags::SYN | flags::ACK | ecn, SackBlocks::default());
             syn_ack.wire = 40 + self.cfg.syn_option_bytes();
             let h = syn_ack.tcp_mut();
             h.seq = 0;

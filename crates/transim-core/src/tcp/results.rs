@@ -7,6 +7,17 @@ use crate::sim::{secs, Time};
 use crate::transport::{bits_per_second, Detail, FlowFacts};
 use serde::Serialize;
 
+/// A flow's ECN counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct EcnResult {
+    /// Both ends agreed to use ECN.
+    pub negotiated: bool,
+    /// Data packets the receiver got marked CE.
+    pub ce_received: u64,
+    /// Window reductions the sender made on ECN echoes.
+    pub reductions: u64,
+}
+
 /// TCP's results for one flow (flattened beside the engine's fields in the run's results).
 #[derive(Clone, Debug, Serialize)]
 pub struct TcpFlowResult {
@@ -58,6 +69,10 @@ pub struct TcpFlowResult {
     pub dupacks: u64,
     /// SYN retransmissions.
     pub syn_retries: u64,
+    /// ECN (`tcp.ecn = true` only): whether the handshake negotiated it, data packets that
+    /// arrived marked Congestion Experienced, and the sender's window reductions on echoes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<EcnResult>,
     /// Dropped data packets repaired by a fast-recovery retransmission: the study's N_R.
     pub drops_recovered_fast: u64,
     /// Dropped data packets repaired by a retransmission after a timeout.
@@ -188,6 +203,11 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
         fast_retransmits: s.stats.fast_retransmits,
         dupacks: s.stats.dupacks,
         syn_retries: s.stats.syn_retries,
+        ecn: s.cfg.ecn.then_some(EcnResult {
+            negotiated: s.ecn.on,
+            ce_received: c.receiver.ecn.ce_received,
+            reductions: s.ecn.reductions,
+        }),
         drops_recovered_fast: c.recovered_fast,
         drops_recovered_timeout: c.recovered_timeout,
         lost_retransmissions_detected: s.stats.lost_retransmissions_detected,

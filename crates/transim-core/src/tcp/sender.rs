@@ -160,6 +160,8 @@ pub struct TcpSender {
     pub(crate) sack: super::sack::SackState,
     /// FUL-bit state.
     pub ful: super::ful::FulSenderState,
+    /// RFC 3168 ECN.
+    pub ecn: super::ecn::EcnSender,
     /// Passive capacity estimator.
     pub capacity: crate::estimate::CapacityEstimator,
     /// Passive loss-rate estimator.
@@ -245,6 +247,7 @@ impl TcpSender {
             }),
             sack: Default::default(),
             ful: Default::default(),
+            ecn: Default::default(),
             capacity: Default::default(),
             loss_est: Default::default(),
             last_new: (Time::MAX, 0),
@@ -316,7 +319,8 @@ impl TcpSender {
     }
 
     /// Put a segment in the outbox.
-    fn emit(&self, h: TcpHeader, wire: u32, ctx: &mut Ctx) {
+    fn emit(&mut self, mut h: TcpHeader, wire: u32, ctx: &mut Ctx) {
+        let ecn = self.ecn_mark_outgoing(&mut h);
         let uid = ctx.uid();
         ctx.out.push(Packet {
             uid,
@@ -326,6 +330,7 @@ impl TcpSender {
             wire,
             from_sender: true,
             lost: None,
+            ecn,
             hdr: Header::Tcp(h),
         });
     }
@@ -338,7 +343,7 @@ impl TcpSender {
 
     fn send_syn(&mut self, ctx: &mut Ctx) {
         let mut p = self.base_header(ctx);
-        p.flags = flags::SYN;
+        p.flags = flags::SYN | self.ecn_syn_flags();
         p.seq = 0;
         p.opt_mss = self.cfg.mss.min(u16::MAX as u32) as u16;
         p.opt_sack_ok = self.cfg.sack;
@@ -372,6 +377,7 @@ impl TcpSender {
                     return;
                 }
                 self.on_ack(p, ctx);
+                self.ecn_on_ack(p);
                 if !self.ful.frozen && !self.rto_timer.is_set() && self.snd_max > self.snd_una {
                     self.restart_rto(ctx); // resumed by a FUL = 0 that acknowledged nothing new
                 }
@@ -390,6 +396,7 @@ impl TcpSender {
             self.win.set_cwnd(self.win.mss as u64);
         }
         self.rwnd = p.wnd as u64;
+        self.ecn_on_syn_ack(p);
         self.state = SenderState::Established;
         self.stats.established_at = Some(ctx.now);
         self.snd_una = 1;

@@ -221,6 +221,7 @@ pub fn cell_packet(
         wire: super::aal5::CELL_BYTES,
         from_sender,
         lost: None,
+        ecn: crate::net::Ecn::NotEct,
         hdr: Header::Cell(c),
     }
 }

@@ -1,0 +1,149 @@
+//! A link direction's queue discipline from its scenario fields: the schedulers, and the
+//! active queue managers with their `aqm` table checked field by field.
+
+use super::error::ScenarioError;
+use super::schema::{AqmSpec, QdiscSpec};
+use crate::net::qdisc::{AckFilter, CoDel, CoDelParams, Drr, Red, RedParams, Sched};
+use crate::sim::rng::Rng;
+
+/// The discipline `kind` with the parameters of `aqm` (given at `aqm_path`) on a link of
+/// `rate` bit/s; None for the drop-tail FIFOs. RED's random stream is a placeholder until
+/// the link it serves is named ([`Red::reseed`]).
+pub(super) fn scheduler(
+    kind: QdiscSpec,
+    aqm: Option<&AqmSpec>,
+    aqm_path: &str,
+    rate: f64,
+) -> Result<Option<Sched>, ScenarioError> {
+    let field = |name: &str| format!("{aqm_path}.{name}");
+    if let Some(a) = aqm {
+        let given = given_fields(a);
+        let allowed: &[&str] = match kind {
+            QdiscSpec::Red => &[
+                "ecn",
+                "min_th",
+                "max_th",
+                "max_p",
+                "w_q",
+                "gentle",
+                "adaptive",
+                "wait",
+                "mean_packet",
+            ],
+            QdiscSpec::Codel => &["ecn", "target", "interval"],
+            _ => {
+                return Err(ScenarioError::new(
+                    aqm_path,
+                    format!(
+                        "qdisc \"{}\" takes no aqm parameters; they are for \"red\" and \"codel\"",
+                        kind.name()
+                    ),
+                ))
+            }
+        };
+        if let Some(bad) = given.iter().find(|g| !allowed.contains(g)) {
+            return Err(ScenarioError::new(
+                field(bad),
+                format!(
+                    "is not a parameter of qdisc \"{}\" (it takes {})",
+                    kind.name(),
+                    allowed.join(", ")
+                ),
+            ));
+        }
+    }
+    let empty = AqmSpec::default();
+    let a = aqm.unwrap_or(&empty);
+    Ok(match kind {
+        QdiscSpec::DropTail | QdiscSpec::DropTailNs2 => None,
+        QdiscSpec::Fq => Some(Sched::Fq(Drr::new(1500))),
+        QdiscSpec::AckFilter => Some(Sched::AckFilter(AckFilter::default())),
+        QdiscSpec::Red => {
+            let mean_packet = a.mean_packet.map_or(500, |s| s.0);
+            if mean_packet == 0 {
+                return Err(ScenarioError::new(
+                    field("mean_packet"),
+                    "got 0 bytes; expected a positive size",
+                ));
+            }
+            let d = RedParams::defaults(rate / (8.0 * mean_packet as f64));
+            let p = RedParams {
+                min_th: a.min_th.unwrap_or(d.min_th),
+                max_th: a.max_th.unwrap_or(d.max_th),
+                max_p: a.max_p.map_or(d.max_p, |p| p.0),
+                w_q: a.w_q.unwrap_or(d.w_q),
+                gentle: a.gentle.unwrap_or(d.gentle),
+                adaptive: a.adaptive.unwrap_or(d.adaptive),
+                wait: a.wait.unwrap_or(d.wait),
+                ecn: a.ecn.unwrap_or(false),
+                ..d
+            };
+            if !(p.min_th.is_finite() && p.min_th >= 0.0) {
+                return Err(ScenarioError::new(
+                    field("min_th"),
+                    format!("got {}; expected a number of packets >= 0", p.min_th),
+                ));
+            }
+            if !(p.max_th.is_finite() && p.max_th > p.min_th) {
+                return Err(ScenarioError::new(
+                    field("max_th"),
+                    format!(
+                        "got {}; expected a number of packets above min_th ({})",
+                        p.max_th, p.min_th
+                    ),
+                ));
+            }
+            if p.max_p <= 0.0 {
+                return Err(ScenarioError::new(
+                    field("max_p"),
+                    "got 0; expected a probability in (0, 1]",
+                ));
+            }
+            if !(p.w_q > 0.0 && p.w_q <= 1.0) {
+                return Err(ScenarioError::new(
+                    field("w_q"),
+                    format!("got {}; expected a weight in (0, 1]", p.w_q),
+                ));
+            }
+            Some(Sched::Red(Box::new(Red::new(p, Rng::stream(0, "red")))))
+        }
+        QdiscSpec::Codel => {
+            let d = CoDelParams::default();
+            let p = CoDelParams {
+                target: a.target.map_or(d.target, |t| t.0),
+                interval: a.interval.map_or(d.interval, |t| t.0),
+                ecn: a.ecn.unwrap_or(false),
+                ..d
+            };
+            for (name, v) in [("target", p.target), ("interval", p.interval)] {
+                if v == 0 {
+                    return Err(ScenarioError::new(
+                        field(name),
+                        "got 0 s; expected a positive duration",
+                    ));
+                }
+            }
+            Some(Sched::CoDel(Box::new(CoDel::new(p))))
+        }
+    })
+}
+
+/// Names of the fields set in `a`.
+fn given_fields(a: &AqmSpec) -> Vec<&'static str> {
+    [
+        ("ecn", a.ecn.is_some()),
+        ("min_th", a.min_th.is_some()),
+        ("max_th", a.max_th.is_some()),
+        ("max_p", a.max_p.is_some()),
+        ("w_q", a.w_q.is_some()),
+        ("gentle", a.gentle.is_some()),
+        ("adaptive", a.adaptive.is_some()),
+        ("wait", a.wait.is_some()),
+        ("mean_packet", a.mean_packet.is_some()),
+        ("target", a.target.is_some()),
+        ("interval", a.interval.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(n, set)| set.then_some(n))
+    .collect()
+}
