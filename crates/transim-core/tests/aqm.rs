@@ -61,7 +61,10 @@ fn codel_holds_the_queue_near_target() {
 /// senders reduce at most once per mark, and the queue stays as short.
 #[test]
 fn codel_with_ecn_marks_instead_of_dropping() {
-    let out = run(four_flows(json!({"qdisc": "codel", "aqm": {"ecn": true}}), true));
+    let out = run(four_flows(
+        json!({"qdisc": "codel", "aqm": {"ecn": true}}),
+        true,
+    ));
     let b = bottleneck(&out);
     assert_eq!(b.drops["aqm"], 0);
     let marks = b.ecn_marks.unwrap();
@@ -70,7 +73,13 @@ fn codel_with_ecn_marks_instead_of_dropping() {
         .result
         .flows
         .iter()
-        .map(|f| f.detail.tcp().ecn.clone().expect("tcp.ecn = true reports ECN"))
+        .map(|f| {
+            f.detail
+                .tcp()
+                .ecn
+                .clone()
+                .expect("tcp.ecn = true reports ECN")
+        })
         .collect();
     assert!(ecn.iter().all(|e| e.negotiated));
     assert_eq!(ecn.iter().map(|e| e.ce_received).sum::<u64>(), marks);
@@ -83,11 +92,18 @@ fn codel_with_ecn_marks_instead_of_dropping() {
 /// ECN on the queue but not in TCP: nothing is ECN-capable, so the queue drops.
 #[test]
 fn ecn_queue_drops_when_tcp_does_not_negotiate() {
-    let out = run(four_flows(json!({"qdisc": "codel", "aqm": {"ecn": true}}), false));
+    let out = run(four_flows(
+        json!({"qdisc": "codel", "aqm": {"ecn": true}}),
+        false,
+    ));
     let b = bottleneck(&out);
     assert_eq!(b.ecn_marks, Some(0));
     assert!(b.drops["aqm"] > 0);
-    assert!(out.result.flows.iter().all(|f| f.detail.tcp().ecn.is_none()));
+    assert!(out
+        .result
+        .flows
+        .iter()
+        .all(|f| f.detail.tcp().ecn.is_none()));
 }
 
 /// RED (gentle, ns-3's thresholds 5/15) keeps the mean queue around its thresholds; with
@@ -97,18 +113,36 @@ fn red_keeps_the_average_between_its_thresholds() {
     let red = run(four_flows(json!({"qdisc": "red"}), false));
     let b = bottleneck(&red);
     assert_eq!(b.qdisc, "red");
-    assert!(b.mean_queue_packets > 2.0 && b.mean_queue_packets < 30.0, "{}", b.mean_queue_packets);
+    assert!(
+        b.mean_queue_packets > 2.0 && b.mean_queue_packets < 30.0,
+        "{}",
+        b.mean_queue_packets
+    );
     assert!(b.drops["aqm"] > 0);
-    let marked = run(four_flows(json!({"qdisc": "red", "aqm": {"ecn": true}}), true));
+    let marked = run(four_flows(
+        json!({"qdisc": "red", "aqm": {"ecn": true}}),
+        true,
+    ));
     let m = bottleneck(&marked);
-    assert!(m.ecn_marks.unwrap() > m.drops["aqm"], "{:?} {:?}", m.ecn_marks, m.drops);
+    assert!(
+        m.ecn_marks.unwrap() > m.drops["aqm"],
+        "{:?} {:?}",
+        m.ecn_marks,
+        m.drops
+    );
 }
 
 /// Same scenario, same seed: the same results (RED draws from the link's own stream).
 #[test]
 fn red_is_deterministic() {
-    let a = run(four_flows(json!({"qdisc": "red", "aqm": {"adaptive": true}}), false));
-    let b = run(four_flows(json!({"qdisc": "red", "aqm": {"adaptive": true}}), false));
+    let a = run(four_flows(
+        json!({"qdisc": "red", "aqm": {"adaptive": true}}),
+        false,
+    ));
+    let b = run(four_flows(
+        json!({"qdisc": "red", "aqm": {"adaptive": true}}),
+        false,
+    ));
     assert_eq!(
         serde_json::to_string(&a.result).unwrap(),
         serde_json::to_string(&b.result).unwrap()
@@ -123,7 +157,10 @@ fn error_of(bottleneck: Value) -> transim_core::ScenarioError {
 fn aqm_parameters_are_checked_by_discipline() {
     let e = error_of(json!({"qdisc": "red", "aqm": {"target": "5ms"}}));
     assert_eq!(e.path, "topology.bottleneck.aqm.target", "{e}");
-    assert!(e.message.contains("not a parameter of qdisc \"red\""), "{e}");
+    assert!(
+        e.message.contains("not a parameter of qdisc \"red\""),
+        "{e}"
+    );
     let e = error_of(json!({"qdisc": "codel", "aqm": {"max_th": 3}}));
     assert_eq!(e.path, "topology.bottleneck.aqm.max_th", "{e}");
     let e = error_of(json!({"aqm": {"ecn": true}}));
@@ -138,4 +175,48 @@ fn aqm_parameters_are_checked_by_discipline() {
     assert_eq!(e.path, "topology.bottleneck.aqm.w_q", "{e}");
     let e = error_of(json!({"qdisc": "codel", "aqm": {"tarrget": "5ms"}}));
     assert!(e.to_string().contains("tarrget"), "{e}");
+}
+
+/// PIE holds the queueing delay near its 15 ms target (12.5 packets of 1500 bytes at
+/// 10 Mbps), a seventh of drop-tail's standing queue.
+#[test]
+fn pie_holds_the_delay_near_target() {
+    let out = run(four_flows(json!({"qdisc": "pie"}), false));
+    let b = bottleneck(&out);
+    assert_eq!(b.qdisc, "pie");
+    let delay_ms = b.mean_queue_bytes * 8.0 / 10e6 * 1e3;
+    assert!(delay_ms > 5.0 && delay_ms < 30.0, "{delay_ms} ms");
+    assert!(b.drops["aqm"] > 0);
+    let marked = run(four_flows(
+        json!({"qdisc": "pie", "aqm": {"ecn": true}}),
+        true,
+    ));
+    let m = bottleneck(&marked);
+    assert!(m.ecn_marks.unwrap() > 0);
+}
+
+/// FQ-CoDel isolates flows: a short transfer starting while four bulk flows fill the
+/// bottleneck finishes far sooner than behind drop-tail's standing queue, because its
+/// packets are served as a new flow instead of waiting behind the backlog.
+#[test]
+fn fq_codel_isolates_a_short_flow() {
+    let completion = |qdisc: &str| {
+        let mut v = four_flows(json!({"qdisc": qdisc}), false);
+        v["flows"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"app": {"kind": "finite", "bytes": "30KB"}, "start": "10s"}));
+        let out = run(v);
+        out.result.flows[4]
+            .detail
+            .tcp()
+            .completion_time
+            .expect("the short flow completes")
+    };
+    let tail = completion("droptail");
+    let fq = completion("fq_codel");
+    // 30 KB is ~21 segments: a few RTTs of ~42 ms; drop-tail adds ~100 packets of queue
+    // (120 ms) to each.
+    assert!(fq < 0.5 * tail, "fq_codel {fq} s vs droptail {tail} s");
+    assert!(fq < 0.3, "{fq}");
 }

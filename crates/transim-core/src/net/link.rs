@@ -624,9 +624,9 @@ impl Link {
         self.sched.as_ref().map_or(0, |s| s.marks())
     }
 
-    /// True when an active queue manager (RED, CoDel) runs this link's queue.
+    /// True when an active queue manager (RED, CoDel, FQ-CoDel, PIE) runs this link's queue.
     pub fn is_aqm(&self) -> bool {
-        matches!(self.sched, Some(Sched::Red(_) | Sched::CoDel(_)))
+        self.sched.as_ref().is_some_and(|s| s.is_aqm())
     }
 
     /// The head packet reaches the far end at `now`; schedules the next head. The caller

@@ -83,8 +83,8 @@ impl Net {
         let name = format!("{}->{}", self.names[from as usize], self.names[to as usize]);
         let rng = Rng::stream(seed, &format!("loss/{name}"));
         let mut d = d;
-        if let Some(Sched::Red(r)) = d.sched.as_mut() {
-            r.reseed(Rng::stream(seed, &format!("red/{name}")));
+        if let Some(s) = d.sched.as_mut() {
+            s.reseed(Rng::stream(seed, &format!("aqm/{name}")));
         }
         let mut link = Link::new(
             id, from, to, d.rate, d.delay, d.queue, d.loss, d.script, d.overhead, rng, d.sched,

@@ -1,14 +1,18 @@
 //! A link direction's queue discipline from its scenario fields: the schedulers, and the
-//! active queue managers with their `aqm` table checked field by field.
+//! active queue managers (RED, CoDel, FQ-CoDel, PIE) with their `aqm` table checked field
+//! by field.
 
 use super::error::ScenarioError;
 use super::schema::{AqmSpec, QdiscSpec};
-use crate::net::qdisc::{AckFilter, CoDel, CoDelParams, Drr, Red, RedParams, Sched};
+use crate::net::qdisc::{
+    AckFilter, CoDel, CoDelParams, Drr, FqCoDel, FqCoDelParams, Pie, PieParams, Red, RedParams,
+    Sched,
+};
 use crate::sim::rng::Rng;
 
 /// The discipline `kind` with the parameters of `aqm` (given at `aqm_path`) on a link of
-/// `rate` bit/s; None for the drop-tail FIFOs. RED's random stream is a placeholder until
-/// the link it serves is named ([`Red::reseed`]).
+/// `rate` bit/s; None for the drop-tail FIFOs. RED's and PIE's random streams are placeholders
+/// until the link they serve is named ([`Sched::reseed`]).
 pub(super) fn scheduler(
     kind: QdiscSpec,
     aqm: Option<&AqmSpec>,
@@ -31,11 +35,21 @@ pub(super) fn scheduler(
                 "mean_packet",
             ],
             QdiscSpec::Codel => &["ecn", "target", "interval"],
+            QdiscSpec::FqCodel => &["ecn", "target", "interval", "quantum", "flows"],
+            QdiscSpec::Pie => &[
+                "ecn",
+                "target",
+                "t_update",
+                "alpha",
+                "beta",
+                "max_burst",
+                "mean_packet",
+            ],
             _ => {
                 return Err(ScenarioError::new(
                     aqm_path,
                     format!(
-                        "qdisc \"{}\" takes no aqm parameters; they are for \"red\" and \"codel\"",
+                        "qdisc \"{}\" takes no aqm parameters; they are for \"red\", \"codel\", \"fq_codel\" and \"pie\"",
                         kind.name()
                     ),
                 ))
@@ -107,15 +121,40 @@ pub(super) fn scheduler(
             }
             Some(Sched::Red(Box::new(Red::new(p, Rng::stream(0, "red")))))
         }
-        QdiscSpec::Codel => {
-            let d = CoDelParams::default();
-            let p = CoDelParams {
-                target: a.target.map_or(d.target, |t| t.0),
-                interval: a.interval.map_or(d.interval, |t| t.0),
-                ecn: a.ecn.unwrap_or(false),
-                ..d
+        QdiscSpec::Codel => Some(Sched::CoDel(Box::new(CoDel::new(codel(a, aqm_path)?)))),
+        QdiscSpec::FqCodel => {
+            let d = FqCoDelParams::default();
+            let p = FqCoDelParams {
+                codel: codel(a, aqm_path)?,
+                quantum: a.quantum.map_or(d.quantum, |q| q.0),
+                buckets: a.flows.unwrap_or(d.buckets),
             };
-            for (name, v) in [("target", p.target), ("interval", p.interval)] {
+            if p.quantum == 0 {
+                return Err(ScenarioError::new(
+                    field("quantum"),
+                    "got 0 bytes; expected a positive size",
+                ));
+            }
+            if !(1..=65_536).contains(&p.buckets) {
+                return Err(ScenarioError::new(
+                    field("flows"),
+                    format!("got {}; expected 1 to 65536 flow queues", p.buckets),
+                ));
+            }
+            Some(Sched::FqCoDel(Box::new(FqCoDel::new(p))))
+        }
+        QdiscSpec::Pie => {
+            let d = PieParams::default();
+            let p = PieParams {
+                target: a.target.map_or(d.target, |t| t.0),
+                t_update: a.t_update.map_or(d.t_update, |t| t.0),
+                alpha: a.alpha.unwrap_or(d.alpha),
+                beta: a.beta.unwrap_or(d.beta),
+                max_burst: a.max_burst.map_or(d.max_burst, |t| t.0),
+                ecn: a.ecn.unwrap_or(false),
+                mean_packet: a.mean_packet.map_or(d.mean_packet, |s| s.0),
+            };
+            for (name, v) in [("target", p.target), ("t_update", p.t_update)] {
                 if v == 0 {
                     return Err(ScenarioError::new(
                         field(name),
@@ -123,9 +162,37 @@ pub(super) fn scheduler(
                     ));
                 }
             }
-            Some(Sched::CoDel(Box::new(CoDel::new(p))))
+            for (name, v) in [("alpha", p.alpha), ("beta", p.beta)] {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(ScenarioError::new(
+                        field(name),
+                        format!("got {v}; expected a weight >= 0 (per second)"),
+                    ));
+                }
+            }
+            Some(Sched::Pie(Box::new(Pie::new(p, Rng::stream(0, "pie")))))
         }
     })
+}
+
+/// CoDel's parameters from the `aqm` table.
+fn codel(a: &AqmSpec, aqm_path: &str) -> Result<CoDelParams, ScenarioError> {
+    let d = CoDelParams::default();
+    let p = CoDelParams {
+        target: a.target.map_or(d.target, |t| t.0),
+        interval: a.interval.map_or(d.interval, |t| t.0),
+        ecn: a.ecn.unwrap_or(false),
+        ..d
+    };
+    for (name, v) in [("target", p.target), ("interval", p.interval)] {
+        if v == 0 {
+            return Err(ScenarioError::new(
+                format!("{aqm_path}.{name}"),
+                "got 0 s; expected a positive duration",
+            ));
+        }
+    }
+    Ok(p)
 }
 
 /// Names of the fields set in `a`.
@@ -142,6 +209,12 @@ fn given_fields(a: &AqmSpec) -> Vec<&'static str> {
         ("mean_packet", a.mean_packet.is_some()),
         ("target", a.target.is_some()),
         ("interval", a.interval.is_some()),
+        ("quantum", a.quantum.is_some()),
+        ("flows", a.flows.is_some()),
+        ("t_update", a.t_update.is_some()),
+        ("alpha", a.alpha.is_some()),
+        ("beta", a.beta.is_some()),
+        ("max_burst", a.max_burst.is_some()),
     ]
     .into_iter()
     .filter_map(|(n, set)| set.then_some(n))

@@ -277,6 +277,10 @@ pub enum QdiscSpec {
     Red,
     /// CoDel (RFC 8289).
     Codel,
+    /// FQ-CoDel (RFC 8290): per-flow queues with CoDel each, new flows first.
+    FqCodel,
+    /// PIE (RFC 8033).
+    Pie,
 }
 
 impl QdiscSpec {
@@ -289,6 +293,8 @@ impl QdiscSpec {
             QdiscSpec::DropTailNs2 => "droptail_ns2",
             QdiscSpec::Red => "red",
             QdiscSpec::Codel => "codel",
+            QdiscSpec::FqCodel => "fq_codel",
+            QdiscSpec::Pie => "pie",
         }
     }
 }
@@ -323,15 +329,34 @@ pub struct AqmSpec {
     /// RED: ns-3's `Wait` rule between drops (default false: Floyd & Jacobson's).
     #[serde(default)]
     pub wait: Option<bool>,
-    /// RED: mean packet size for the idle-time decay (default 500 bytes, as ns-2 and ns-3).
+    /// RED: mean packet size for the idle-time decay (default 500 bytes, as ns-2 and ns-3);
+    /// PIE: no early drop while at most two such packets wait (default 1000 bytes).
     #[serde(default)]
     pub mean_packet: Option<Size>,
-    /// CoDel: target queue delay (default 5 ms).
+    /// CoDel, FQ-CoDel: target queue delay (default 5 ms); PIE: QDELAY_REF (default 15 ms).
     #[serde(default)]
     pub target: Option<Duration>,
-    /// CoDel: interval (default 100 ms).
+    /// CoDel, FQ-CoDel: interval (default 100 ms).
     #[serde(default)]
     pub interval: Option<Duration>,
+    /// FQ-CoDel: bytes per flow per round (default 1514).
+    #[serde(default)]
+    pub quantum: Option<Size>,
+    /// FQ-CoDel: number of flow queues (default 1024).
+    #[serde(default)]
+    pub flows: Option<u32>,
+    /// PIE: update period (default 15 ms).
+    #[serde(default)]
+    pub t_update: Option<Duration>,
+    /// PIE: weight of the delay's distance to target, per second (default 0.125).
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// PIE: weight of the delay's change, per second (default 1.25).
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// PIE: burst allowance (default 150 ms).
+    #[serde(default)]
+    pub max_burst: Option<Duration>,
 }
 
 /// Loss model names.

@@ -76,6 +76,13 @@ impl CoDel {
         &self.params
     }
 
+    /// Remove the head packet without CoDel's decision (an overflow drop by FQ-CoDel).
+    pub(crate) fn take_head(&mut self, _now: Time) -> Option<Packet> {
+        let (_, p) = self.q.pop_front()?;
+        self.bytes -= p.wire as u64;
+        Some(p)
+    }
+
     /// RFC 8289's control law: the next drop `interval/√count` after `t`.
     pub fn control_law(&self, t: Time, count: u32) -> Time {
         t + (self.params.interval as f64 / (count.max(1) as f64).sqrt()) as Time

@@ -1,5 +1,5 @@
 //! Queue disciplines whose departure order or admission is decided per packet: fair queueing,
-//! ACK filtering and the active queue managers (RED, CoDel). Drop-tail FIFO links never come
+//! ACK filtering and the active queue managers (RED, CoDel, FQ-CoDel, PIE). Drop-tail FIFO links never come
 //! here (they know each departure when a packet arrives, see [`super::link`]); links with one
 //! of these schedulers serialise one packet at a time and ask the scheduler for the next when
 //! the line is free. A new discipline is one more [`Scheduler`] implementation (one file) and
@@ -8,11 +8,15 @@
 mod ack_filter;
 mod codel;
 mod drr;
+mod fq_codel;
+mod pie;
 mod red;
 
 pub use ack_filter::AckFilter;
 pub use codel::{CoDel, CoDelParams};
 pub use drr::Drr;
+pub use fq_codel::{FqCoDel, FqCoDelParams};
+pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
 
 use super::loss::DropCause;
@@ -86,6 +90,10 @@ pub enum Sched {
     Red(Box<Red>),
     /// CoDel (RFC 8289).
     CoDel(Box<CoDel>),
+    /// FQ-CoDel (RFC 8290).
+    FqCoDel(Box<FqCoDel>),
+    /// PIE (RFC 8033).
+    Pie(Box<Pie>),
 }
 
 macro_rules! each {
@@ -95,11 +103,30 @@ macro_rules! each {
             Sched::AckFilter($q) => $e,
             Sched::Red($q) => $e,
             Sched::CoDel($q) => $e,
+            Sched::FqCoDel($q) => $e,
+            Sched::Pie($q) => $e,
         }
     };
 }
 
 impl Sched {
+    /// True for the active queue managers (they may drop before the queue is full).
+    pub fn is_aqm(&self) -> bool {
+        matches!(
+            self,
+            Sched::Red(_) | Sched::CoDel(_) | Sched::FqCoDel(_) | Sched::Pie(_)
+        )
+    }
+
+    /// Give a randomised discipline its random stream (the builder names it after the link).
+    pub fn reseed(&mut self, rng: crate::sim::rng::Rng) {
+        match self {
+            Sched::Red(r) => r.reseed(rng),
+            Sched::Pie(p) => p.reseed(rng),
+            _ => {}
+        }
+    }
+
     /// The discipline's scenario name.
     pub fn name(&self) -> &'static str {
         match self {
@@ -107,6 +134,8 @@ impl Sched {
             Sched::AckFilter(_) => "ack_filter",
             Sched::Red(_) => "red",
             Sched::CoDel(_) => "codel",
+            Sched::FqCoDel(_) => "fq_codel",
+            Sched::Pie(_) => "pie",
         }
     }
 }
