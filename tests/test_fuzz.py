@@ -28,6 +28,8 @@ FUZZ = settings(
 
 CCS = transim.congestion_controls()
 RECOVERIES = ["tahoe", "reno", "newreno", "sack1", "sackplus", "rfc6675"]
+AQMS = ["red", "codel", "fq_codel", "pie", "step"]
+QDISCS = ["droptail", "fq", "ack_filter", *AQMS]
 RATES = ["64kbps", "1Mbps", "10Mbps", "100Mbps", "1Gbps"]
 DELAYS = [0, "100us", "1ms", "10ms", "50ms"]
 
@@ -87,6 +89,7 @@ def _tcp() -> st.SearchStrategy[dict[str, Any]]:
             "mss": st.sampled_from([100, 536, 1000, 1460]),
             "rcv_buf": st.sampled_from(["16KiB", "64KiB", "1MiB", "16MiB"]),
             "limited_transmit": st.booleans(),
+            "ecn": st.booleans(),
         },
     )
 
@@ -110,9 +113,11 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
         "rate": draw(st.sampled_from(RATES)),
         "delay": draw(st.sampled_from(DELAYS)),
         "queue": draw(st.sampled_from([2, 10, 100, 1000])),
-        "qdisc": draw(st.sampled_from(["droptail", "fq", "ack_filter"])),
+        "qdisc": draw(st.sampled_from(QDISCS)),
         "forward": draw(_direction()),
     }
+    if bottleneck["qdisc"] in AQMS and draw(st.booleans()):
+        bottleneck["aqm"] = {"ecn": draw(st.booleans())}
     if draw(st.booleans()):
         bottleneck["reverse"] = draw(_direction())
     flows = []

@@ -109,6 +109,29 @@ def test_refuses_what_ns3_cannot_express(change: dict, path: str, words: str) ->
     assert "ns-3 cannot express" in e.value.message and words in e.value.message
 
 
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"topology.bottleneck.qdisc": "codel"}, "link r1->r2 qdisc"),
+        ({"tcp.ecn": True}, "tcp.ecn"),
+    ],
+)
+def test_says_what_it_does_not_translate_yet(change: dict, path: str) -> None:
+    """ns-3 has AQMs and ECN; the translator says it does not carry them, not that ns-3
+    cannot."""
+    doc = copy.deepcopy(b1())
+    for key, value in change.items():
+        node = doc
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = value
+    with pytest.raises(ScenarioError) as e:
+        translate(doc)
+    assert e.value.path == path
+    assert "does not carry this yet" in e.value.message
+
+
 def test_refuses_generated_topologies() -> None:
     doc, _ = prepare(ROOT / "scenarios" / "fat-tree.toml")
     with pytest.raises(ScenarioError) as e:

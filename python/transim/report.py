@@ -136,11 +136,15 @@ def _cc_comparison(out: Path, scale: str) -> str:
     fig, axes = plt.subplots(len(names), 1, figsize=(9, 1.3 * len(names)), sharex=True)
     rows = [
         "| cc | goodput | timeouts | fast retransmits | mean cwnd (segments) "
-        "| mean bottleneck queue (packets) |",
-        "|---|---|---|---|---|---|",
+        "| mean bottleneck queue (packets) | goodput, FQ-CoDel | queue, FQ-CoDel (packets) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for ax, name in zip(axes, names, strict=True):
         r = run(SCENARIOS / "cc-comparison.toml", overrides=[f"tcp.cc={name}"], trace_flows=True)
+        fq = run(
+            SCENARIOS / "cc-comparison.toml",
+            overrides=[f"tcp.cc={name}", "topology.bottleneck.qdisc=fq_codel"],
+        )
         f, tr = r.flows[0], r.flow_traces[0]
         seg = tr["cwnd"] / f["mss"]
         ax.step(tr["t"], seg, where="post", lw=0.8)
@@ -150,7 +154,9 @@ def _cc_comparison(out: Path, scale: str) -> str:
         queue = r.link("r1->r2")["mean_queue_packets"]
         rows.append(
             f"| {name} | {fmt_rate(f['goodput_bps'])} | {f['timeouts']} | "
-            f"{f['fast_retransmits']} | {mean:.0f} | {queue:.1f} |"
+            f"{f['fast_retransmits']} | {mean:.0f} | {queue:.1f} | "
+            f"{fmt_rate(fq.flows[0]['goodput_bps'])} | "
+            f"{fq.link('r1->r2')['mean_queue_packets']:.1f} |"
         )
     axes[-1].set_xlabel("time (s)")
     fig.suptitle("cwnd (segments) of each congestion control, 20 Mbps / 50 ms, 0.1 % loss")
@@ -309,7 +315,9 @@ SECTIONS = [
         "scenarios/cc-comparison.toml: one bulk flow, 20 Mbps / 50 ms, 100-packet queue, "
         "0.1 % random loss, RFC 6675 SACK recovery, a 512 KB window; only tcp.cc changes. "
         "Hybla's slow start adds 2^rho - 1 segments per ACK; unpaced, its bursts overflow the "
-        "queue on long paths (tcp.pacing = true paces it).",
+        "queue on long paths (tcp.pacing = true paces it). The last two columns run the same "
+        'flow with FQ-CoDel at the bottleneck (topology.bottleneck.qdisc = "fq_codel"); '
+        "DCTCP negotiates ECN but neither queue marks, so it behaves as Reno there.",
         _cc_comparison,
         "transim run scenarios/cc-comparison.toml --set tcp.cc=cubic --plot",
         ("cc-comparison.toml",),

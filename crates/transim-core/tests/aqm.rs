@@ -220,3 +220,51 @@ fn fq_codel_isolates_a_short_flow() {
     assert!(fq < 0.5 * tail, "fq_codel {fq} s vs droptail {tail} s");
     assert!(fq < 0.3, "{fq}");
 }
+
+/// Two flows over 100 Mbps with ~4 ms RTT into a step-marking queue (K packets).
+fn step_marked(cc: &str, k: u64) -> Value {
+    json!({
+        "duration": "10s", "seed": 1,
+        "tcp": {"cc": cc, "ecn": true, "recovery": "rfc6675", "rcv_buf": "4MB"},
+        "topology": {"kind": "dumbbell", "access": {"rate": "1Gbps", "delay": "0.5ms"},
+                     "bottleneck": {"rate": "100Mbps", "delay": "1ms", "queue": 200,
+                                    "qdisc": "step", "aqm": {"k": k}}},
+        "flows": [{"app": {"kind": "bulk"}}, {"app": {"kind": "bulk"}}]
+    })
+}
+
+/// DCTCP's point (Alizadeh et al. 2010, RFC 8257): with a marking threshold far below the
+/// path's BDP (K = 5 packets, BDP ≈ 33) it keeps the link full at a queue near K, while
+/// Reno halving on every echo leaves it underused.
+#[test]
+fn dctcp_fills_the_link_with_a_short_queue() {
+    let dctcp = run(step_marked("dctcp", 5));
+    let reno = run(step_marked("reno", 5));
+    let (d, r) = (bottleneck(&dctcp), bottleneck(&reno));
+    assert_eq!(d.qdisc, "step");
+    assert!(d.utilisation > 0.98, "{}", d.utilisation);
+    assert!(r.utilisation < 0.9, "{}", r.utilisation);
+    assert!(d.mean_queue_packets < 10.0, "{}", d.mean_queue_packets);
+    assert_eq!(d.drops.values().sum::<u64>(), 0);
+    // Every mark reaches a receiver and is echoed; the sender cuts at most once per window.
+    let ecn: Vec<_> = dctcp
+        .result
+        .flows
+        .iter()
+        .map(|f| f.detail.tcp().ecn.clone().unwrap())
+        .collect();
+    assert_eq!(
+        ecn.iter().map(|e| e.ce_received).sum::<u64>(),
+        d.ecn_marks.unwrap()
+    );
+    assert!(ecn.iter().all(|e| e.negotiated && e.reductions > 0));
+}
+
+#[test]
+fn dctcp_refuses_ecn_off() {
+    let mut v = step_marked("dctcp", 5);
+    v["tcp"]["ecn"] = json!(false);
+    let e = transim_core::validate_value(v).expect_err("rejected");
+    assert_eq!(e.path, "tcp.ecn", "{e}");
+    assert!(e.message.contains("dctcp"), "{e}");
+}

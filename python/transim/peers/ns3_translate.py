@@ -59,6 +59,15 @@ def _refuse(path: str, why: str) -> ScenarioError:
     return ScenarioError(f"{path}: ns-3 cannot express this: {why}", path=path)
 
 
+#: Disciplines ns-3 has (RedQueueDisc, CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc, RED
+#: with MinTh = MaxTh for step marking) that the translator does not configure yet.
+NS3_HAS_QDISC = ("red", "codel", "fq_codel", "pie", "step")
+
+
+def _untranslated(path: str, why: str) -> ScenarioError:
+    return ScenarioError(f"{path}: the ns-3 translator does not carry this yet: {why}", path=path)
+
+
 def _check_topology(doc: dict[str, Any]) -> None:
     topo = doc.get("topology") or {}
     kind = topo.get("kind")
@@ -120,6 +129,8 @@ def _check_direction(d: dict[str, Any]) -> None:
     where = f"link {d['name']}"
     if d["cells"]:
         raise _refuse(where, "ATM cells (ns-3 has no ATM layer)")
+    if d["qdisc"] in NS3_HAS_QDISC:
+        raise _untranslated(f"{where} qdisc", f"{d['qdisc']!r} (drop-tail queues only so far)")
     if d["qdisc"] != "droptail":
         raise _refuse(
             f"{where} qdisc", f"got {d['qdisc']!r}; the translator carries drop-tail queues only"
@@ -143,6 +154,8 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
     path = f"flows[{i}].tcp" if i >= 0 else "tcp"
     if t["cc"] not in CC:
         raise _refuse(f"{path}.cc", f"{t['cc']!r} has no ns-3 counterpart ({', '.join(CC)})")
+    if t["ecn"]:
+        raise _untranslated(f"{path}.ecn", "ECN (ns-3's UseEcn is not set by the translator)")
     if t["recovery"] not in RECOVERY:
         raise _refuse(
             f"{path}.recovery",

@@ -6,7 +6,7 @@ use super::error::ScenarioError;
 use super::schema::{AqmSpec, QdiscSpec};
 use crate::net::qdisc::{
     AckFilter, CoDel, CoDelParams, Drr, FqCoDel, FqCoDelParams, Pie, PieParams, Red, RedParams,
-    Sched,
+    Sched, Step,
 };
 use crate::sim::rng::Rng;
 
@@ -45,11 +45,12 @@ pub(super) fn scheduler(
                 "max_burst",
                 "mean_packet",
             ],
+            QdiscSpec::Step => &["k"],
             _ => {
                 return Err(ScenarioError::new(
                     aqm_path,
                     format!(
-                        "qdisc \"{}\" takes no aqm parameters; they are for \"red\", \"codel\", \"fq_codel\" and \"pie\"",
+                        "qdisc \"{}\" takes no aqm parameters; they are for \"red\", \"codel\", \"fq_codel\", \"pie\" and \"step\"",
                         kind.name()
                     ),
                 ))
@@ -143,6 +144,7 @@ pub(super) fn scheduler(
             }
             Some(Sched::FqCoDel(Box::new(FqCoDel::new(p))))
         }
+        QdiscSpec::Step => Some(Sched::Step(Step::new(a.k.unwrap_or(20)))),
         QdiscSpec::Pie => {
             let d = PieParams::default();
             let p = PieParams {
@@ -215,6 +217,7 @@ fn given_fields(a: &AqmSpec) -> Vec<&'static str> {
         ("alpha", a.alpha.is_some()),
         ("beta", a.beta.is_some()),
         ("max_burst", a.max_burst.is_some()),
+        ("k", a.k.is_some()),
     ]
     .into_iter()
     .filter_map(|(n, set)| set.then_some(n))

@@ -142,6 +142,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "packetization": format!("{:?}", c.packetization).to_lowercase(),
         "limited_transmit": c.limited_transmit,
         "pacing": c.pacing,
+        "ecn": c.ecn,
         "ful": c.ful.is_some(),
         "maxburst": c.maxburst,
         "ns2_arithmetic": c.ns2_window || c.ns2_fr_guard || c.ns2_handshake || c.sack_option_ns2,

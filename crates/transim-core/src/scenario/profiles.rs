@@ -34,6 +34,12 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             ),
         )
     })?;
+    if cc == CcKind::Dctcp && spec.ecn == Some(false) {
+        return Err(ScenarioError::new(
+            format!("{path}.ecn"),
+            "got false; cc = \"dctcp\" needs ECN (leave ecn unset or true)",
+        ));
+    }
     let timestamps = spec.timestamps.unwrap_or(d.timestamps);
     let mtu = spec.mtu.map(|s| s.0).unwrap_or(1500);
     if !(68..=65_535).contains(&mtu) {
@@ -327,7 +333,8 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         },
         limited_transmit: fast_retransmit && spec.limited_transmit.unwrap_or(d.limited_transmit),
         pacing: spec.pacing.unwrap_or(false),
-        ecn: spec.ecn.unwrap_or(false),
+        // DCTCP needs ECN: it is on unless the scenario turned it off (refused above).
+        ecn: spec.ecn.unwrap_or(cc == CcKind::Dctcp),
         ful,
         partial_ack_timer: match spec.partial_ack_timer.unwrap_or(d.partial_ack_timer) {
             PartialAckTimerSpec::Impatient => PartialAckTimer::Impatient,

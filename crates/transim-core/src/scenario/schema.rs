@@ -281,6 +281,8 @@ pub enum QdiscSpec {
     FqCodel,
     /// PIE (RFC 8033).
     Pie,
+    /// Step marking at `aqm.k` waiting packets (DCTCP's switch).
+    Step,
 }
 
 impl QdiscSpec {
@@ -295,6 +297,7 @@ impl QdiscSpec {
             QdiscSpec::Codel => "codel",
             QdiscSpec::FqCodel => "fq_codel",
             QdiscSpec::Pie => "pie",
+            QdiscSpec::Step => "step",
         }
     }
 }
@@ -357,6 +360,10 @@ pub struct AqmSpec {
     /// PIE: burst allowance (default 150 ms).
     #[serde(default)]
     pub max_burst: Option<Duration>,
+    /// Step: marking threshold in waiting packets (default 20, the DCTCP paper's for
+    /// 1 Gbps; it suggests K > C·RTT/7).
+    #[serde(default)]
+    pub k: Option<u64>,
 }
 
 /// Loss model names.

@@ -127,7 +127,7 @@ impl Transport for TcpConnection {
     fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) {
         let h = p.tcp();
         if p.from_sender {
-            self.receiver.ecn_on_data(h, p.ecn);
+            self.receiver.ecn_on_data(h, p.ecn, ctx);
             let fresh = self.receiver.on_packet(h, ctx);
             if fresh && !self.unrepaired.is_empty() {
                 if let Some(n) = self.unrepaired.remove(&h.seg_index) {

@@ -11,11 +11,12 @@
 //!   reduction, from the flight size), cwnd = ssthresh, no retransmission; the next new data
 //!   segment carries CWR (6.1.2).
 
-use super::cc::CongestionControl;
+use super::cc::{CcKind, CongestionControl};
 use super::receiver::TcpReceiver;
 use super::sender::TcpSender;
 use crate::net::header::tcp::flags;
 use crate::net::{Ecn, TcpHeader};
+use crate::transport::Ctx;
 
 /// A sender's ECN state.
 #[derive(Clone, Debug, Default)]
@@ -69,10 +70,16 @@ impl TcpSender {
         Ecn::Ect0
     }
 
-    /// After an ACK was processed: an echo reduces the window once per window of data.
-    pub(crate) fn ecn_on_ack(&mut self, p: &TcpHeader) {
-        if !self.ecn.on
-            || !p.has(flags::ECE)
+    /// After an ACK was processed (`una_before` was snd_una before it): the congestion
+    /// control sees the feedback, and an echo reduces the window once per window of data.
+    pub(crate) fn ecn_on_ack(&mut self, p: &TcpHeader, una_before: u64) {
+        if !self.ecn.on {
+            return;
+        }
+        let acked = self.snd_una.saturating_sub(una_before);
+        self.cc
+            .on_ecn_feedback(acked, p.has(flags::ECE), self.snd_una, self.snd_nxt);
+        if !p.has(flags::ECE)
             || self.in_recovery
             || self.snd_una <= self.ecn.recover.max(self.recover)
             || self.cc.owns_window()
@@ -83,7 +90,7 @@ impl TcpSender {
         self.ecn.cwr_pending = true;
         self.ecn.reductions += 1;
         let base = self.reduction_base();
-        self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, base);
+        self.win.ssthresh = self.cc.ssthresh_on_ecn(&self.win, base);
         self.win.set_cwnd(self.win.ssthresh);
         self.win.cnt = 0;
     }
@@ -101,8 +108,20 @@ impl TcpReceiver {
     }
 
     /// A data packet arrived with ECN field `ecn`: CWR ends the echo, CE (re)starts it.
-    pub(crate) fn ecn_on_data(&mut self, p: &TcpHeader, ecn: Ecn) {
+    /// A DCTCP receiver instead echoes each packet's CE state exactly (RFC 8257 section
+    /// 3.2): when the state changes while a delayed ACK is pending, that ACK goes out at
+    /// once with the old state.
+    pub(crate) fn ecn_on_data(&mut self, p: &TcpHeader, ecn: Ecn, ctx: &mut Ctx) {
         if !self.ecn.on {
+            return;
+        }
+        if self.cfg.cc == CcKind::Dctcp {
+            let ce = ecn == Ecn::Ce;
+            if ce != self.ecn.echo && self.delayed_ack_pending() {
+                self.send_ack(ctx);
+            }
+            self.ecn.echo = ce;
+            self.ecn.ce_received += ce as u64;
             return;
         }
         if p.has(flags::CWR) {
@@ -132,7 +151,6 @@ mod tests {
     use crate::scenario::schema::{DelayedAckSpec, TcpSpec};
     use crate::sim::events::EventQueue;
     use crate::sim::{Time, MILLISECOND};
-    use crate::transport::Ctx;
 
     fn cfg() -> crate::tcp::config::TcpConfig {
         let spec = TcpSpec {
@@ -272,7 +290,7 @@ mod tests {
         let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
         let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
         let arrive = |r: &mut TcpReceiver, h: TcpHeader, ecn: Ecn, ctx: &mut Ctx| {
-            r.ecn_on_data(&h, ecn);
+            r.ecn_on_data(&h, ecn, ctx);
             r.on_packet(&h, ctx);
         };
         arrive(
@@ -305,6 +323,49 @@ mod tests {
             assert_eq!(ack.ack, 1 + 1000 * (k as u64 + 1), "one ACK per segment");
             assert_eq!(ack.has(flags::ECE), echo, "segment {k}");
         }
+        assert_eq!(r.ecn.ce_received, 2);
+    }
+
+    /// RFC 8257 section 3.2: a DCTCP receiver with delayed ACKs echoes each packet's CE
+    /// state exactly; when the state changes while an ACK is pending, that ACK goes out at
+    /// once carrying the old state.
+    #[test]
+    fn dctcp_receiver_echoes_ce_exactly() {
+        let spec = TcpSpec {
+            cc: Some("dctcp".into()),
+            delayed_ack: Some(DelayedAckSpec::On),
+            delayed_ack_count: Some(2),
+            ..Default::default()
+        };
+        let cfg = resolve(&spec, "tcp").unwrap();
+        assert!(cfg.ecn, "dctcp turns ECN on");
+        let mut r = TcpReceiver::new(cfg, 0, 1, 0);
+        let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+        let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
+        let syn = seg(flags::SYN | flags::ECE | flags::CWR, 0, 0);
+        r.ecn_on_data(&syn, Ecn::NotEct, &mut ctx);
+        r.on_packet(&syn, &mut ctx);
+        let acks = |ctx: &Ctx| ctx.out.len();
+        let arrive = |r: &mut TcpReceiver, k: u64, ecn: Ecn, ctx: &mut Ctx| {
+            let h = seg(flags::ACK, 1 + 1000 * k, 1000);
+            r.ecn_on_data(&h, ecn, ctx);
+            r.on_packet(&h, ctx);
+        };
+        let n0 = acks(&ctx);
+        arrive(&mut r, 0, Ecn::Ect0, &mut ctx); // pending
+        assert_eq!(acks(&ctx), n0);
+        arrive(&mut r, 1, Ecn::Ce, &mut ctx); // state change: ACK 1001 without ECE now
+        let a = ctx.out[n0].tcp();
+        assert_eq!((a.ack, a.has(flags::ECE)), (1001, false));
+        assert_eq!(acks(&ctx), n0 + 1, "segment 1 now pending");
+        arrive(&mut r, 2, Ecn::Ce, &mut ctx); // second of the pair: ACK with ECE
+        let a = ctx.out.last().unwrap().tcp();
+        assert_eq!((a.ack, a.has(flags::ECE)), (3001, true));
+        arrive(&mut r, 3, Ecn::Ect0, &mut ctx); // change, nothing pending: no extra ACK
+        assert_eq!(acks(&ctx), n0 + 2);
+        arrive(&mut r, 4, Ecn::Ect0, &mut ctx);
+        let a = ctx.out.last().unwrap().tcp();
+        assert_eq!((a.ack, a.has(flags::ECE)), (5001, false));
         assert_eq!(r.ecn.ce_received, 2);
     }
 

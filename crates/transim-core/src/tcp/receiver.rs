@@ -231,7 +231,12 @@ impl TcpReceiver {
         self.delack.cancel();
     }
 
-    fn send_ack(&mut self, ctx: &mut Ctx) {
+    /// True while received data waits for a delayed ACK.
+    pub(crate) fn delayed_ack_pending(&self) -> bool {
+        self.delack.is_set()
+    }
+
+    pub(crate) fn send_ack(&mut self, ctx: &mut Ctx) {
         if !self.ful_admit_ack(ctx) {
             self.after_ack_sent();
             return;

@@ -376,8 +376,9 @@ impl TcpSender {
                     self.record(ctx.now);
                     return;
                 }
+                let una = self.snd_una;
                 self.on_ack(p, ctx);
-                self.ecn_on_ack(p);
+                self.ecn_on_ack(p, una);
                 if !self.ful.frozen && !self.rto_timer.is_set() && self.snd_max > self.snd_una {
                     self.restart_rto(ctx); // resumed by a FUL = 0 that acknowledged nothing new
                 }

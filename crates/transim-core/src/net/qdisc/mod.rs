@@ -11,6 +11,7 @@ mod drr;
 mod fq_codel;
 mod pie;
 mod red;
+mod step;
 
 pub use ack_filter::AckFilter;
 pub use codel::{CoDel, CoDelParams};
@@ -18,6 +19,7 @@ pub use drr::Drr;
 pub use fq_codel::{FqCoDel, FqCoDelParams};
 pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
+pub use step::Step;
 
 use super::loss::DropCause;
 use super::Packet;
@@ -94,6 +96,8 @@ pub enum Sched {
     FqCoDel(Box<FqCoDel>),
     /// PIE (RFC 8033).
     Pie(Box<Pie>),
+    /// Step marking at a threshold (DCTCP's switch).
+    Step(Step),
 }
 
 macro_rules! each {
@@ -105,6 +109,7 @@ macro_rules! each {
             Sched::CoDel($q) => $e,
             Sched::FqCoDel($q) => $e,
             Sched::Pie($q) => $e,
+            Sched::Step($q) => $e,
         }
     };
 }
@@ -114,7 +119,7 @@ impl Sched {
     pub fn is_aqm(&self) -> bool {
         matches!(
             self,
-            Sched::Red(_) | Sched::CoDel(_) | Sched::FqCoDel(_) | Sched::Pie(_)
+            Sched::Red(_) | Sched::CoDel(_) | Sched::FqCoDel(_) | Sched::Pie(_) | Sched::Step(_)
         )
     }
 
@@ -136,6 +141,7 @@ impl Sched {
             Sched::CoDel(_) => "codel",
             Sched::FqCoDel(_) => "fq_codel",
             Sched::Pie(_) => "pie",
+            Sched::Step(_) => "step",
         }
     }
 }

@@ -8,6 +8,7 @@
 pub mod bbr;
 pub mod bic;
 pub mod cubic;
+pub mod dctcp;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
@@ -290,6 +291,14 @@ pub trait CongestionControl {
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64;
     /// Called on a retransmission timeout, after ssthresh and cwnd were set.
     fn on_timeout(&mut self, _w: &mut Window) {}
+    /// ECN: the new ssthresh (and cwnd) after an echo, at most once per window of data.
+    /// Default: the loss response (RFC 3168).
+    fn ssthresh_on_ecn(&mut self, w: &Window, base: u64) -> u64 {
+        self.ssthresh_on_loss(w, base)
+    }
+    /// ECN: every ACK of an ECN connection, after it was processed: bytes it newly
+    /// acknowledged, whether it carried ECE, and snd_una / snd_nxt (DCTCP's estimator).
+    fn on_ecn_feedback(&mut self, _acked: u64, _ece: bool, _snd_una: u64, _snd_nxt: u64) {}
 }
 
 /// Names of the available algorithms.
@@ -321,6 +330,8 @@ pub enum CcKind {
     Illinois,
     /// BBR v1.
     Bbr,
+    /// DCTCP (RFC 8257).
+    Dctcp,
 }
 
 impl CcKind {
@@ -339,6 +350,7 @@ impl CcKind {
         ("hybla", CcKind::Hybla),
         ("illinois", CcKind::Illinois),
         ("bbr", CcKind::Bbr),
+        ("dctcp", CcKind::Dctcp),
     ];
 
     /// Look up a name.
@@ -371,6 +383,7 @@ impl CcKind {
             CcKind::Hybla => Cc::Hybla(hybla::Hybla::default()),
             CcKind::Illinois => Cc::Illinois(illinois::Illinois::default()),
             CcKind::Bbr => Cc::Bbr(Box::default()),
+            CcKind::Dctcp => Cc::Dctcp(dctcp::Dctcp::default()),
         }
     }
 }
@@ -402,6 +415,8 @@ pub enum Cc {
     Illinois(illinois::Illinois),
     /// BBR (boxed: its state is larger than the others').
     Bbr(Box<bbr::Bbr>),
+    /// DCTCP.
+    Dctcp(dctcp::Dctcp),
 }
 
 macro_rules! dispatch {
@@ -419,6 +434,7 @@ macro_rules! dispatch {
             Cc::Hybla($c) => $e,
             Cc::Illinois($c) => $e,
             Cc::Bbr($c) => $e,
+            Cc::Dctcp($c) => $e,
         }
     };
 }
@@ -440,6 +456,7 @@ impl Cc {
             Cc::Hybla(_) => CcKind::Hybla,
             Cc::Illinois(_) => CcKind::Illinois,
             Cc::Bbr(_) => CcKind::Bbr,
+            Cc::Dctcp(_) => CcKind::Dctcp,
         }
     }
 }
@@ -470,6 +487,13 @@ impl CongestionControl for Cc {
     #[inline]
     fn owns_window(&self) -> bool {
         dispatch!(self, c => c.owns_window())
+    }
+    fn ssthresh_on_ecn(&mut self, w: &Window, base: u64) -> u64 {
+        dispatch!(self, c => c.ssthresh_on_ecn(w, base))
+    }
+    #[inline]
+    fn on_ecn_feedback(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+        dispatch!(self, c => c.on_ecn_feedback(acked, ece, snd_una, snd_nxt))
     }
     #[inline]
     fn pacing_rate(&self) -> Option<f64> {
