@@ -45,8 +45,10 @@ PATHS = {
     "4-flows": ["flows=[{}, {}, {}, {}]"],
 }
 
-#: Every congestion control both simulators have, in the translator's order.
-CCS = tuple(CC)
+#: The congestion controls the cross-validation grid runs (the translator also carries
+#: linux-reno, yeah, ledbat and lp for ``transim compare ns3``; their comparisons are not in
+#: the grid yet: see the README's cross-validation notes).
+CCS = tuple(c for c in CC if c not in ("linux-reno", "yeah", "ledbat", "lp"))
 
 
 def base() -> dict[str, Any]:

@@ -31,6 +31,10 @@ CC = {
     "hybla": "ns3::TcpHybla",
     "illinois": "ns3::TcpIllinois",
     "bbr": "ns3::TcpBbr",
+    "linux-reno": "ns3::TcpLinuxReno",
+    "yeah": "ns3::TcpYeah",
+    "ledbat": "ns3::TcpLedbat",
+    "lp": "ns3::TcpLp",
 }
 
 #: ns-3 recovery for transim's: NewReno without SACK and RFC 6675 with it both map to ns-3's

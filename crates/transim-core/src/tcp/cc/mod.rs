@@ -13,11 +13,16 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod illinois;
+pub mod ledbat;
+pub mod linux_reno;
+pub mod lp;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
 pub mod veno;
 pub mod westwood;
+pub mod westwood_classic;
+pub mod yeah;
 
 use super::config::CwndUnit;
 use crate::sim::Time;
@@ -310,8 +315,14 @@ pub enum CcKind {
     Cubic,
     /// CUBIC with Linux 2.6.2x constants (β = 819/1024).
     Cubic26,
-    /// Westwood+.
+    /// Westwood+ (Linux's `westwood`, ns-3's `TcpWestwoodPlus`).
     Westwood,
+    /// Westwood as first published (per-ACK samples, Tustin filter).
+    WestwoodClassic,
+    /// TCP-LP.
+    Lp,
+    /// YeAH-TCP.
+    Yeah,
     /// Veno.
     Veno,
     /// Vegas.
@@ -332,6 +343,10 @@ pub enum CcKind {
     Bbr,
     /// DCTCP (RFC 8257).
     Dctcp,
+    /// Reno counting segments as Linux does.
+    LinuxReno,
+    /// LEDBAT (RFC 6817).
+    Ledbat,
 }
 
 impl CcKind {
@@ -351,11 +366,23 @@ impl CcKind {
         ("illinois", CcKind::Illinois),
         ("bbr", CcKind::Bbr),
         ("dctcp", CcKind::Dctcp),
+        ("linux-reno", CcKind::LinuxReno),
+        ("ledbat", CcKind::Ledbat),
+        ("westwood-classic", CcKind::WestwoodClassic),
+        ("lp", CcKind::Lp),
+        ("yeah", CcKind::Yeah),
     ];
+
+    /// Other names accepted for an algorithm (reported under its name in [`CcKind::ALL`]).
+    pub const ALIASES: &'static [(&'static str, CcKind)] = &[("westwood+", CcKind::Westwood)];
 
     /// Look up a name.
     pub fn from_name(name: &str) -> Option<CcKind> {
-        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+        Self::ALL
+            .iter()
+            .chain(Self::ALIASES)
+            .find(|(n, _)| *n == name)
+            .map(|(_, k)| *k)
     }
 
     /// Scenario name.
@@ -384,6 +411,13 @@ impl CcKind {
             CcKind::Illinois => Cc::Illinois(illinois::Illinois::default()),
             CcKind::Bbr => Cc::Bbr(Box::default()),
             CcKind::Dctcp => Cc::Dctcp(dctcp::Dctcp::default()),
+            CcKind::LinuxReno => Cc::LinuxReno(linux_reno::LinuxReno),
+            CcKind::Ledbat => Cc::Ledbat(ledbat::Ledbat::default()),
+            CcKind::WestwoodClassic => {
+                Cc::WestwoodClassic(westwood_classic::WestwoodClassic::default())
+            }
+            CcKind::Lp => Cc::Lp(lp::Lp::default()),
+            CcKind::Yeah => Cc::Yeah(yeah::Yeah::default()),
         }
     }
 }
@@ -417,6 +451,16 @@ pub enum Cc {
     Bbr(Box<bbr::Bbr>),
     /// DCTCP.
     Dctcp(dctcp::Dctcp),
+    /// Linux-style Reno.
+    LinuxReno(linux_reno::LinuxReno),
+    /// LEDBAT.
+    Ledbat(ledbat::Ledbat),
+    /// Classic Westwood.
+    WestwoodClassic(westwood_classic::WestwoodClassic),
+    /// TCP-LP.
+    Lp(lp::Lp),
+    /// YeAH-TCP.
+    Yeah(yeah::Yeah),
 }
 
 macro_rules! dispatch {
@@ -435,6 +479,11 @@ macro_rules! dispatch {
             Cc::Illinois($c) => $e,
             Cc::Bbr($c) => $e,
             Cc::Dctcp($c) => $e,
+            Cc::LinuxReno($c) => $e,
+            Cc::Ledbat($c) => $e,
+            Cc::WestwoodClassic($c) => $e,
+            Cc::Lp($c) => $e,
+            Cc::Yeah($c) => $e,
         }
     };
 }
@@ -457,6 +506,11 @@ impl Cc {
             Cc::Illinois(_) => CcKind::Illinois,
             Cc::Bbr(_) => CcKind::Bbr,
             Cc::Dctcp(_) => CcKind::Dctcp,
+            Cc::LinuxReno(_) => CcKind::LinuxReno,
+            Cc::Ledbat(_) => CcKind::Ledbat,
+            Cc::WestwoodClassic(_) => CcKind::WestwoodClassic,
+            Cc::Lp(_) => CcKind::Lp,
+            Cc::Yeah(_) => CcKind::Yeah,
         }
     }
 }

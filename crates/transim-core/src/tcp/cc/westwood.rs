@@ -2,6 +2,10 @@
 //! acknowledged in the last RTT (duplicate ACKs count one segment each) over that RTT —
 //! low-pass filtered with an EWMA of weight α = 0.9. After a loss ssthresh = BWE·RTT_min
 //! (at least two segments); window growth is Reno's.
+//!
+//! Each segment is counted once: a duplicate ACK counts one segment on credit, and the
+//! cumulative ACK that ends the recovery counts only what the duplicates did not ([`Delivered`],
+//! the accounting of the Westwood+ paper and Linux's `westwood_acked_count`).
 
 use super::{AckInfo, CongestionControl, HandOver, PathModel, Window};
 use crate::sim::{Time, MILLISECOND};
@@ -15,6 +19,38 @@ pub struct Westwood {
     pub min_rtt: Time,
     acked: u64,
     window_start: Option<Time>,
+    delivered: Delivered,
+}
+
+/// Bytes an ACK tells were delivered, each segment counted once: a duplicate ACK stands for one
+/// segment that left the network and is remembered as `credit`; a cumulative ACK then counts
+/// only the bytes beyond the credit it consumes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Delivered {
+    credit: u64,
+}
+
+impl Delivered {
+    /// Bytes delivered by an ACK that newly acknowledged `acked` bytes (0: a duplicate).
+    pub fn count(&mut self, acked: u64, mss: u64) -> u64 {
+        if acked == 0 {
+            self.credit += mss;
+            return mss;
+        }
+        if acked <= mss {
+            // One segment or less: an ordinary ACK, counted as it is.
+            return acked;
+        }
+        if self.credit >= acked {
+            // Everything it covers was counted already by duplicates: count one segment.
+            self.credit -= acked;
+            mss
+        } else {
+            let fresh = acked - self.credit;
+            self.credit = 0;
+            fresh
+        }
+    }
 }
 
 impl Default for Westwood {
@@ -24,6 +60,7 @@ impl Default for Westwood {
             min_rtt: Time::MAX,
             acked: 0,
             window_start: None,
+            delivered: Delivered::default(),
         }
     }
 }
@@ -37,7 +74,7 @@ impl CongestionControl for Westwood {
     fn observe(&mut self, w: &mut Window, a: &AckInfo) {
         self.min_rtt = self.min_rtt.min(a.min_rtt);
         let start = *self.window_start.get_or_insert(a.now);
-        self.acked += if a.acked == 0 { w.mss as u64 } else { a.acked };
+        self.acked += self.delivered.count(a.acked, w.mss as u64);
         // One sample per RTT (at least 50 ms, as Linux does).
         let span = a.srtt.max(50 * MILLISECOND);
         let elapsed = a.now - start;
@@ -80,5 +117,34 @@ impl CongestionControl for Westwood {
         }
         self.acked = 0;
         self.window_start = Some(h.now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Delivered;
+
+    /// A loss of one segment among ten: nine duplicates (counted on credit) and the
+    /// cumulative ACK of all ten; delayed ACKs of two segments. Each segment counts once.
+    #[test]
+    fn each_segment_is_counted_once() {
+        let mss = 1000;
+        let mut d = Delivered::default();
+        let dup: u64 = (0..9).map(|_| d.count(0, mss)).sum();
+        assert_eq!(dup, 9000);
+        assert_eq!(
+            d.count(10_000, mss),
+            1000,
+            "only the retransmitted segment is new"
+        );
+        assert_eq!(d.count(2000, mss), 2000);
+        assert_eq!(d.count(500, mss), 500);
+        // Credit larger than a partial ACK: one segment, the rest kept for the next ACK.
+        let mut d = Delivered::default();
+        for _ in 0..5 {
+            d.count(0, mss);
+        }
+        assert_eq!(d.count(3000, mss), 1000);
+        assert_eq!(d.count(4000, mss), 2000);
     }
 }
