@@ -30,6 +30,30 @@ def test_outputs_written(study: tuple[Path, str]) -> None:
     )
 
 
+def test_beyond_the_paper_compares_five_recoveries(study: tuple[Path, str]) -> None:
+    """Section 6: every variant on every loss row, and the RFC 8985 property that matters
+    under bursty loss: RACK-TLP finds lost retransmissions (RFC 6675 cannot, it waits for
+    the timer), so it has fewer timeouts than RFC 6675 wherever timeouts happen."""
+    out, text = study
+    assert (out / "recovery_variants.png").stat().st_size > 500
+    section = text[text.index("6. Beyond the paper") :]
+    rows = [
+        r for r in section.splitlines() if r.startswith("| random") or r.startswith("| Gilbert")
+    ]
+    assert len(rows) == len(sackplus.BEYOND_RANDOM) + len(sackplus.BEYOND_GILBERT)
+    head = next(r for r in section.splitlines() if r.startswith("| loss | rate"))
+    assert head.split("|")[3:-1] == [f" {v} " for v in sackplus.BEYOND_VARIANTS]
+    for row in rows:
+        cells = [c.strip() for c in row.split("|")[3:-1]]
+        timeouts = {
+            v: int(c.split(" · ")[0]) for v, c in zip(sackplus.BEYOND_VARIANTS, cells, strict=True)
+        }
+        if row.startswith("| Gilbert"):
+            assert timeouts["rack-tlp"] < timeouts["rfc6675"], row
+            found = int(cells[-1].rsplit("[", 1)[1].rstrip("]"))
+            assert found > 0, row
+
+
 def test_rerun_resumes_from_the_store(study: tuple[Path, str]) -> None:
     out, _ = study
     before = len(RunStore.open(out / "runs.sqlite"))

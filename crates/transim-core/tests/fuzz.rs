@@ -22,8 +22,17 @@ const CCS: &[&str] = &[
     "hybla",
     "illinois",
     "bbr",
+    "dctcp",
+    "linux-reno",
+    "ledbat",
+    "lp",
+    "yeah",
+    "westwood-classic",
+    "westwood+",
 ];
-const RECOVERIES: &[&str] = &["tahoe", "reno", "newreno", "sack1", "sackplus", "rfc6675"];
+const RECOVERIES: &[&str] = &[
+    "tahoe", "reno", "newreno", "sack1", "sackplus", "rfc6675", "rack-tlp",
+];
 const RATES: &[(&str, f64)] = &[
     ("64kbps", 64e3),
     ("1Mbps", 1e6),

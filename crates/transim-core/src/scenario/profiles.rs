@@ -246,6 +246,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         RecoverySpec::Sack1 => Recovery::Sack1,
         RecoverySpec::Sackplus => Recovery::SackPlus,
         RecoverySpec::Rfc6675 => Recovery::Rfc6675,
+        RecoverySpec::RackTlp => Recovery::RackTlp,
     };
     let cwnd_unit = spec.cwnd_unit.unwrap_or(d.cwnd_unit);
     if spec.precision_reduce == Some(true) && cwnd_unit != CwndUnitSpec::Ns2 {

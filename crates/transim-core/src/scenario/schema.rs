@@ -630,6 +630,9 @@ pub enum RecoverySpec {
     Sackplus,
     /// RFC 6675.
     Rfc6675,
+    /// RACK-TLP (RFC 8985).
+    #[serde(rename = "rack-tlp")]
+    RackTlp,
 }
 
 /// cwnd counting unit.

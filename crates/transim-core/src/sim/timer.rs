@@ -29,6 +29,11 @@ impl Timer {
         self.deadline = None;
     }
 
+    /// When it is due, if armed.
+    pub fn deadline(&self) -> Option<Time> {
+        self.deadline
+    }
+
     /// True when armed.
     pub fn is_set(&self) -> bool {
         self.deadline.is_some()

@@ -110,6 +110,9 @@ pub enum Recovery {
     SackPlus,
     /// RFC 6675 conservative SACK-based recovery.
     Rfc6675,
+    /// RACK-TLP (RFC 8985): time-based loss detection and tail loss probes, sending as
+    /// RFC 6675.
+    RackTlp,
 }
 
 impl Recovery {
@@ -122,7 +125,7 @@ impl Recovery {
     pub fn uses_sack(self) -> bool {
         matches!(
             self,
-            Recovery::Sack1 | Recovery::SackPlus | Recovery::Rfc6675
+            Recovery::Sack1 | Recovery::SackPlus | Recovery::Rfc6675 | Recovery::RackTlp
         )
     }
 
@@ -135,6 +138,7 @@ impl Recovery {
             Recovery::Sack1 => "sack1",
             Recovery::SackPlus => "sackplus",
             Recovery::Rfc6675 => "rfc6675",
+            Recovery::RackTlp => "rack-tlp",
         }
     }
 }

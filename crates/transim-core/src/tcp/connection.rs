@@ -148,6 +148,8 @@ impl Transport for TcpConnection {
             timers::RTO => self.sender.on_timer(ctx),
             timers::FUL_SAFETY => self.sender.on_ful_safety(ctx),
             timers::PACE => self.sender.on_pace_timer(ctx),
+            timers::RACK => self.sender.on_reorder_timer(ctx),
+            timers::TLP => self.sender.on_probe_timer(ctx),
             timers::ADAPT => self.adapt(ctx),
             timers::DEL_ACK => self.receiver.on_timer(ctx),
             timers::FUL => self.receiver.on_ful_timer(ctx),

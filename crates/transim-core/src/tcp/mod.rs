@@ -8,6 +8,7 @@ pub mod config;
 pub mod connection;
 pub mod ecn;
 pub mod ful;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod results;
@@ -36,6 +37,10 @@ pub mod timers {
     pub const PACE: TimerId = 4;
     /// The adaptive framework looks its path up in the decision map.
     pub const ADAPT: TimerId = 5;
+    /// RACK's reordering timer (RFC 8985).
+    pub const RACK: TimerId = 6;
+    /// The tail loss probe timer (RFC 8985).
+    pub const TLP: TimerId = 7;
     /// Scheduled congestion-control switch k is `SWITCH + k`.
     pub const SWITCH: TimerId = 16;
 }

@@ -7,6 +7,15 @@ use crate::sim::{secs, Time};
 use crate::transport::{bits_per_second, Detail, FlowFacts};
 use serde::Serialize;
 
+/// Tail loss probes of a RACK-TLP sender.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TlpResult {
+    /// Probes sent.
+    pub probes: u64,
+    /// Retransmitted probes acknowledged without a D-SACK: taken as a repaired loss.
+    pub recoveries: u64,
+}
+
 /// A flow's ECN counters.
 #[derive(Clone, Debug, Serialize)]
 pub struct EcnResult {
@@ -77,8 +86,11 @@ pub struct TcpFlowResult {
     pub drops_recovered_fast: u64,
     /// Dropped data packets repaired by a retransmission after a timeout.
     pub drops_recovered_timeout: u64,
-    /// Lost retransmissions detected from SACK information (SackPlus).
+    /// Lost retransmissions detected from SACK information (SackPlus) or by RACK's clock.
     pub lost_retransmissions_detected: u64,
+    /// RACK-TLP only: tail loss probes sent, and retransmitted probes that repaired a loss.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tlp: Option<TlpResult>,
     /// ACKs dropped at the receiver's own uplink buffer.
     pub ack_drops_uplink: u64,
     /// ACKs the receiver sent (SYN-ACK and FUL notifications included).
@@ -211,6 +223,10 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
         drops_recovered_fast: c.recovered_fast,
         drops_recovered_timeout: c.recovered_timeout,
         lost_retransmissions_detected: s.stats.lost_retransmissions_detected,
+        tlp: (s.cfg.recovery == super::config::Recovery::RackTlp).then_some(TlpResult {
+            probes: s.stats.tlp_probes,
+            recoveries: s.stats.tlp_recoveries,
+        }),
         ack_drops_uplink: c.ack_drops_uplink,
         acks_sent: r.acks_sent,
         first_timeout: s.stats.first_timeout_at.map(secs),

@@ -43,16 +43,16 @@ pub struct SackState {
     pub(crate) index: SackIndex,
     /// Sack1: every segment below this sequence is SACKed or was retransmitted in this
     /// episode (where the search for the next hole resumes).
-    hole_from: u64,
+    pub(crate) hole_from: u64,
     /// SackPlus: (snd_max at the retransmission, segment start) of every retransmission
     /// since the episode began, in the order sent (so by snd_max).
     pub(crate) retransmitted: VecDeque<(u64, u64)>,
     /// RFC 6675: every unSACKed segment ending at or below this boundary is lost (IsLost is
     /// monotone in the position); `above_bytes` / `above_blocks` count the SACKed bytes and
     /// runs of segments starting at or above it.
-    lost_to: u64,
-    above_bytes: u64,
-    above_blocks: u64,
+    pub(crate) lost_to: u64,
+    pub(crate) above_bytes: u64,
+    pub(crate) above_blocks: u64,
     /// ns-2's Sack1 `timeout_`: after a timeout, duplicate ACKs neither update the
     /// scoreboard nor count until the next new ACK.
     ns2_after_timeout: bool,
@@ -116,6 +116,9 @@ impl TcpSender {
             self.sack.above_bytes += len;
             self.sack.above_blocks = self.sack.above_blocks + 1 - prev as u64 - next as u64;
         }
+        if self.cfg.recovery == Recovery::RackTlp {
+            self.rack_delivered(i, now);
+        }
     }
 
     /// Before a cumulative ACK removes segments below `ack`: take their SACKed bytes out of
@@ -168,7 +171,7 @@ impl TcpSender {
 
     /// RFC 6675 IsLost() for an unSACKed segment.
     #[inline]
-    fn is_lost(&self, seg: &SentSeg) -> bool {
+    pub(crate) fn is_lost(&self, seg: &SentSeg) -> bool {
         !seg.sacked && seg.end <= self.sack.lost_to
     }
 
@@ -180,7 +183,7 @@ impl TcpSender {
     }
 
     /// Bytes of unSACKed segments starting below `x` (whole segments).
-    fn unsacked_below(&self, x: u64) -> u64 {
+    pub(crate) fn unsacked_below(&self, x: u64) -> u64 {
         let k = self.rtx.partition_point(|s| s.start < x);
         if k == 0 {
             return 0;
@@ -193,7 +196,7 @@ impl TcpSender {
     pub(crate) fn pipe_segments(&self) -> f64 {
         match self.cfg.recovery {
             Recovery::Sack1 | Recovery::SackPlus if self.in_recovery => self.sack.pipe as f64,
-            Recovery::Rfc6675 if self.in_recovery => {
+            Recovery::Rfc6675 | Recovery::RackTlp if self.in_recovery => {
                 self.sack.pipe_bytes as f64 / self.win.mss as f64
             }
             _ => self.flight_segments() as f64,
@@ -210,6 +213,7 @@ impl TcpSender {
         }
         self.sack.hole_from = 0;
         self.sack.retransmitted.clear();
+        self.rack_clear_episode();
         if !keep_sacked {
             self.sack.high_sacked = 0;
             self.sack.index.clear(self.rtx.iter().map(|s| s.index));
@@ -232,6 +236,9 @@ impl TcpSender {
             // A partial ACK takes two from Sack1's pipe, before congestion control sees it.
             if sack1 && self.in_recovery && p.ack < self.recover {
                 self.sack.pipe -= 2;
+            }
+            if variant == Recovery::RackTlp {
+                self.rack_on_cumulative(p.ack, ctx.now);
             }
             let info = self.ack_advance(p, ctx);
             if self.in_recovery {
@@ -265,7 +272,16 @@ impl TcpSender {
                 self.sack_send(ctx);
             } else {
                 self.cc.on_ack(&mut self.win, &info);
-                if !self.finish_ack(true, ctx) {
+                if self.finish_ack(true, ctx) {
+                    return;
+                }
+                // RACK: a cumulative ACK can show earlier segments lost too.
+                if variant == Recovery::RackTlp
+                    && self.rack_detect_loss(ctx)
+                    && self.fast_retransmit_allowed()
+                {
+                    self.sack_enter(ctx);
+                } else {
                     self.try_send(ctx);
                 }
             }
@@ -296,7 +312,10 @@ impl TcpSender {
             self.mark_lost();
             self.rtx.front().is_some_and(|s| self.is_lost(s))
         };
-        let threshold = if sack1 {
+        let threshold = if variant == Recovery::RackTlp {
+            // RACK replaces the duplicate-ACK count: a segment judged lost by time.
+            self.rack_detect_loss(ctx)
+        } else if sack1 {
             self.dupacks == self.cfg.dupthresh && counts
         } else {
             self.dupacks >= self.cfg.dupthresh || first_lost
@@ -349,7 +368,7 @@ impl TcpSender {
         }
     }
 
-    fn sack_enter(&mut self, ctx: &mut Ctx) {
+    pub(crate) fn sack_enter(&mut self, ctx: &mut Ctx) {
         self.stats.fast_retransmits += 1;
         self.lt_segments = 0;
         let base = match self.cfg.halving_base {
@@ -365,6 +384,16 @@ impl TcpSender {
         self.in_recovery = true;
         self.clear_episode_marks(true);
         match self.cfg.recovery {
+            Recovery::RackTlp => {
+                // The lowest segment RACK marked lost leaves at once, whatever the pipe (RFC
+                // 6675 step 4.3); NextSeg sends the others.
+                self.sack.rescue_rxt = u64::MAX;
+                if let Some(i) = self.next_hole().filter(|&i| self.is_lost(&self.rtx[i])) {
+                    self.retransmit_index(i, ctx);
+                    self.sack.high_rxt = self.rtx[i].end;
+                }
+                self.sack.pipe_bytes = self.rack_pipe();
+            }
             Recovery::Rfc6675 => {
                 self.retransmit_index(0, ctx);
                 let end = self.rtx[0].end;
@@ -408,6 +437,9 @@ impl TcpSender {
             ctx,
         );
         self.rtx[index].rtx_episode = true;
+        if self.cfg.recovery == Recovery::RackTlp {
+            self.rack_retransmitted(index, ctx.now);
+        }
     }
 
     /// Sack1's next hole: the lowest unSACKed segment below the highest SACK that has not
@@ -477,9 +509,16 @@ impl TcpSender {
         if self.ful.frozen {
             return;
         }
-        if self.cfg.recovery == Recovery::Rfc6675 {
-            self.mark_lost();
-            self.sack.pipe_bytes = self.set_pipe();
+        match self.cfg.recovery {
+            Recovery::Rfc6675 => {
+                self.mark_lost();
+                self.sack.pipe_bytes = self.set_pipe();
+            }
+            Recovery::RackTlp if self.in_recovery => {
+                self.rack_detect_loss(ctx);
+                self.sack.pipe_bytes = self.rack_pipe();
+            }
+            _ => {}
         }
         let mss = self.win.mss as u64;
         let mut burst = 0u32;
@@ -489,11 +528,16 @@ impl TcpSender {
             }
             burst += 1;
             match self.cfg.recovery {
-                Recovery::Rfc6675 => {
+                Recovery::Rfc6675 | Recovery::RackTlp => {
                     if self.win.cwnd < self.sack.pipe_bytes + mss || self.paced_out(ctx) {
                         break;
                     }
-                    let sent = match self.next_seg() {
+                    let next = if self.cfg.recovery == Recovery::RackTlp {
+                        self.rack_next_seg()
+                    } else {
+                        self.next_seg()
+                    };
+                    let sent = match next {
                         Some(Next::Retransmit { index, rescue }) => {
                             self.retransmit_index(index, ctx);
                             let seg = self.rtx[index];
@@ -610,10 +654,26 @@ impl TcpSender {
         None
     }
 
+    /// RACK-TLP's NextSeg: the lowest segment RACK marked lost and not retransmitted since,
+    /// else new data (RFC 6675's rules 3 and 4 are left to the tail loss probe).
+    fn rack_next_seg(&mut self) -> Option<Next> {
+        if let Some(i) = self.next_hole().filter(|&i| self.is_lost(&self.rtx[i])) {
+            return Some(Next::Retransmit {
+                index: i,
+                rescue: false,
+            });
+        }
+        self.next_new_segment()
+            .map(|(start, len, fin)| Next::New(start, len, fin))
+    }
+
     /// After a retransmission timeout: Sack1 clears its scoreboard (ns-2); RFC 6675 keeps the
     /// SACKed marks so the go-back-N restart skips data the receiver already holds.
     pub(crate) fn sack_on_timeout(&mut self) {
-        let keep = self.cfg.recovery == Recovery::Rfc6675;
+        let keep = matches!(self.cfg.recovery, Recovery::Rfc6675 | Recovery::RackTlp);
+        if self.cfg.recovery == Recovery::RackTlp {
+            self.rack_on_timeout();
+        }
         self.sack.ns2_after_timeout = self.win.ns2 && !keep;
         self.clear_episode_marks(keep);
         self.sack.high_rxt = self.snd_una;

@@ -102,8 +102,12 @@ pub struct SenderStats {
     pub established_at: Option<Time>,
     /// Time the last data byte and the FIN were acknowledged.
     pub all_acked_at: Option<Time>,
-    /// Lost retransmissions detected from SACK information (SackPlus).
+    /// Lost retransmissions detected from SACK information (SackPlus, RACK).
     pub lost_retransmissions_detected: u64,
+    /// Tail loss probes sent (RACK-TLP).
+    pub tlp_probes: u64,
+    /// Retransmitted probes that repaired a loss, with the window reduction (RACK-TLP).
+    pub tlp_recoveries: u64,
     /// When the first retransmission timeout (after the handshake) happened.
     pub first_timeout_at: Option<Time>,
     /// Congestion-control switches carried out (time, algorithm).
@@ -158,6 +162,8 @@ pub struct TcpSender {
     pub trace: Option<Box<FlowTrace>>,
     /// SACK state (used by the SACK-based recovery variants).
     pub(crate) sack: super::sack::SackState,
+    /// RACK-TLP state (recovery = "rack-tlp").
+    pub(crate) rack: super::rack::RackState,
     /// FUL-bit state.
     pub ful: super::ful::FulSenderState,
     /// RFC 3168 ECN.
@@ -246,6 +252,7 @@ impl TcpSender {
                 })
             }),
             sack: Default::default(),
+            rack: Default::default(),
             ful: Default::default(),
             ecn: Default::default(),
             capacity: Default::default(),
@@ -633,6 +640,7 @@ impl TcpSender {
                 self.sack.pipe.max(0) as u64 * self.win.mss as u64
             }
             Recovery::Rfc6675 if self.in_recovery => self.set_pipe(),
+            Recovery::RackTlp if self.in_recovery => self.rack_pipe(),
             _ => self.flight(),
         }
     }
@@ -764,6 +772,9 @@ impl TcpSender {
         self.rwnd = p.wnd as u64;
         if self.cfg.recovery.uses_sack() {
             self.sack_on_ack(p, ctx);
+            if self.cfg.recovery == Recovery::RackTlp {
+                self.rack_after_ack(p.ack, ctx);
+            }
         } else if p.ack > self.snd_una {
             self.on_new_ack(p, ctx);
         } else if self.is_dupack(p) {
@@ -1058,7 +1069,7 @@ impl TcpSender {
                 self.restart_rto(ctx);
                 self.try_send(ctx);
             }
-            Recovery::Sack1 | Recovery::SackPlus | Recovery::Rfc6675 => {
+            Recovery::Sack1 | Recovery::SackPlus | Recovery::Rfc6675 | Recovery::RackTlp => {
                 unreachable!("SACK-based recovery is handled in tcp::sack")
             }
             Recovery::Reno | Recovery::NewReno => {
