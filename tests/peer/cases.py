@@ -98,14 +98,16 @@ DIFFER: dict[tuple[str, str], tuple[int, float, str]] = {
     ("lossy", "westwood"): (
         -1,
         0.3,
-        "partly found, in transim (fixed): its Westwood+ counted a duplicate ACK as one segment "
-        "and then the cumulative ACK that ends the recovery in full, so every recovered window "
-        "was counted twice (19 % more than delivered here, +5 % goodput over ns-3; on the "
-        "clean path it read 10.6 Mb/s of a 9.65 Mb/s payload rate); it now counts each segment "
-        "once, as the Westwood+ paper and Linux's westwood_acked_count do (the counted bytes "
-        "match the bytes delivered within 0.2 %), and reads 9.57 Mb/s on the clean path. ns-3 "
-        "counts once too (ProcessAck: PktsAcked(1) per duplicate, currentDelivered after), yet "
-        "holds 8.4 Mb/s at 1 % loss where transim holds 5.0; why is " + UNKNOWN,
+        "found, in both: transim's Westwood+ counted a duplicate ACK as one segment and then "
+        "the cumulative ACK that ends the recovery in full, so every recovered window was "
+        "counted twice (19 % more than delivered here; on the clean path it read 10.6 Mb/s of "
+        "a 9.65 Mb/s payload rate); fixed: it counts each segment once, as the Westwood+ paper "
+        "and Linux's westwood_acked_count do (counted bytes match those delivered within "
+        "0.2 %). ns-3 does what transim did: ProcessAck hands PktsAcked 1 per duplicate ACK, "
+        "then on leaving CA_RECOVERY recomputes `segsAcked = (ackNumber - oldHeadSequence) / "
+        "m_segmentSize` (its comment says from m_recover, the segments not yet passed) and "
+        "passes them all again; its ssthresh (BWE * RTT_min) climbs from 7 to 42 segments, "
+        "above the 35-segment BDP, which holds 8.4 Mb/s at 1 % loss where transim holds 5.0",
     ),
     ("lossy", "scalable"): (
         +1,
