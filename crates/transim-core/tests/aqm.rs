@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use serde_json::{json, Value};
-use transim_core::results::{LinkResult, RunOutput};
+use transim_core::results::RunOutput;
 
 /// Four bulk SACK flows over 10 Mbps / 20 ms with a 100-packet bottleneck queue for 30 s;
 /// `bottleneck` fields are merged in, `ecn` is the TCP option.
@@ -21,14 +21,6 @@ fn four_flows(bottleneck: Value, ecn: bool) -> Value {
         "flows": [{"app": {"kind": "bulk"}}, {"app": {"kind": "bulk"}},
                   {"app": {"kind": "bulk"}}, {"app": {"kind": "bulk"}}]
     })
-}
-
-fn bottleneck(out: &RunOutput) -> &LinkResult {
-    out.result
-        .links
-        .iter()
-        .find(|l| l.name == "r1->r2")
-        .expect("the forward bottleneck")
 }
 
 fn goodput(out: &RunOutput) -> f64 {

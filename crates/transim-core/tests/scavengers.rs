@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use serde_json::{json, Value};
-use transim_core::results::{LinkResult, RunOutput};
+use transim_core::results::RunOutput;
 
 /// Bulk flows over 10 Mbps / 20 ms (RTT 42 ms, 35 packets in flight fill it) with a
 /// `queue`-packet drop-tail bottleneck; each flow is (cc, start, per-flow tcp fields).
@@ -26,14 +26,6 @@ fn dumbbell(duration: &str, queue: u64, flows: &[(&str, &str, Value)]) -> Value 
                      "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": queue}},
         "flows": flows
     })
-}
-
-fn bottleneck(out: &RunOutput) -> &LinkResult {
-    out.result
-        .links
-        .iter()
-        .find(|l| l.name == "r1->r2")
-        .expect("the forward bottleneck")
 }
 
 fn goodput_mbps(out: &RunOutput, flow: usize) -> f64 {

@@ -29,7 +29,7 @@
 
 use super::cc::CongestionControl;
 use super::config::Recovery;
-use super::sender::{RtxKind, TcpSender};
+use super::sender::TcpSender;
 use super::timers;
 use super::Ctx;
 use crate::sim::timer::Timer;
@@ -311,14 +311,7 @@ impl TcpSender {
             let Some(seg) = self.rtx.back().copied() else {
                 return;
             };
-            let fin = self.finite && seg.end == self.app_end + 1;
-            self.send_segment(
-                seg.start,
-                seg.end - seg.start - fin as u64,
-                fin,
-                Some(RtxKind::Fast),
-                ctx,
-            );
+            self.resend(seg, ctx);
             true
         };
         self.stats.tlp_probes += 1;

@@ -428,6 +428,15 @@ impl TcpSender {
             return;
         }
         let seg: SentSeg = self.rtx[index];
+        self.resend(seg, ctx);
+        self.rtx[index].rtx_episode = true;
+        if self.cfg.recovery == Recovery::RackTlp {
+            self.rack_retransmitted(index, ctx.now);
+        }
+    }
+
+    /// Send a queued segment again, as a fast retransmission (its FIN with it).
+    pub(crate) fn resend(&mut self, seg: SentSeg, ctx: &mut Ctx) {
         let fin = self.finite && seg.end == self.app_end + 1;
         self.send_segment(
             seg.start,
@@ -436,10 +445,6 @@ impl TcpSender {
             Some(RtxKind::Fast),
             ctx,
         );
-        self.rtx[index].rtx_episode = true;
-        if self.cfg.recovery == Recovery::RackTlp {
-            self.rack_retransmitted(index, ctx.now);
-        }
     }
 
     /// Sack1's next hole: the lowest unSACKed segment below the highest SACK that has not

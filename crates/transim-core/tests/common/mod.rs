@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
-use transim_core::results::RunOutput;
+use transim_core::results::{LinkResult, RunOutput};
 use transim_core::trace::{packet_event, PacketTrace};
 
 /// Two nodes A and B joined by one 8 Mbps (1 byte/µs), 10 ms link; one flow A → B.
@@ -25,6 +25,15 @@ pub fn two_node(duration: &str, tcp: Value, app: Value, forward: Value) -> Value
         "flows": [{"src": "A", "dst": "B", "app": app}],
         "trace": {"flows": true, "packets": true}
     })
+}
+
+/// A dumbbell's forward bottleneck link.
+pub fn bottleneck(out: &RunOutput) -> &LinkResult {
+    out.result
+        .links
+        .iter()
+        .find(|l| l.name == "r1->r2")
+        .expect("the forward bottleneck")
 }
 
 /// Run and unwrap.

@@ -22,6 +22,24 @@ pub struct Westwood {
     delivered: Delivered,
 }
 
+/// Westwood's ssthresh after a loss: the estimated bandwidth-delay product BWE·RTT_min (at
+/// least two segments); half of `base` before there is an estimate.
+pub fn bdp_ssthresh(bwe: f64, min_rtt: Time, w: &Window, base: u64) -> u64 {
+    if bwe == 0.0 || min_rtt == Time::MAX {
+        return (base / 2).max(2 * w.mss as u64);
+    }
+    ((bwe * min_rtt as f64 * 1e-9) as u64).max(2 * w.mss as u64)
+}
+
+/// The estimate as a path model, once there is one.
+pub fn estimate_model(bwe: f64, min_rtt: Time) -> Option<PathModel> {
+    (bwe > 0.0).then_some(PathModel {
+        bandwidth: bwe,
+        min_rtt,
+        state: "estimating",
+    })
+}
+
 /// Bytes an ACK tells were delivered, each segment counted once: a duplicate ACK stands for one
 /// segment that left the network and is remembered as `credit`; a cumulative ACK then counts
 /// only the bytes beyond the credit it consumes.
@@ -95,18 +113,11 @@ impl CongestionControl for Westwood {
     }
 
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
-        if self.bwe == 0.0 || self.min_rtt == Time::MAX {
-            return (base / 2).max(2 * w.mss as u64);
-        }
-        ((self.bwe * self.min_rtt as f64 * 1e-9) as u64).max(2 * w.mss as u64)
+        bdp_ssthresh(self.bwe, self.min_rtt, w, base)
     }
 
     fn model(&self) -> Option<PathModel> {
-        (self.bwe > 0.0).then_some(PathModel {
-            bandwidth: self.bwe,
-            min_rtt: self.min_rtt,
-            state: "estimating",
-        })
+        estimate_model(self.bwe, self.min_rtt)
     }
 
     fn hand_over(&mut self, w: &Window, h: &HandOver) {

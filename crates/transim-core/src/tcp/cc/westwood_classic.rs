@@ -11,7 +11,7 @@
 //! The paper leaves τ to the implementer; transim uses τ = 0.5 s and m = 2. Per-ACK samples
 //! over-estimate when ACKs are compressed, which Westwood+ (`westwood`) was made to fix.
 
-use super::westwood::Delivered;
+use super::westwood::{bdp_ssthresh, estimate_model, Delivered};
 use super::{AckInfo, CongestionControl, HandOver, PathModel, Window};
 use crate::sim::{Time, MILLISECOND};
 
@@ -93,18 +93,11 @@ impl CongestionControl for WestwoodClassic {
     }
 
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
-        if self.bwe == 0.0 || self.min_rtt == Time::MAX {
-            return (base / 2).max(2 * w.mss as u64);
-        }
-        ((self.bwe * self.min_rtt as f64 * 1e-9) as u64).max(2 * w.mss as u64)
+        bdp_ssthresh(self.bwe, self.min_rtt, w, base)
     }
 
     fn model(&self) -> Option<PathModel> {
-        (self.bwe > 0.0).then_some(PathModel {
-            bandwidth: self.bwe,
-            min_rtt: self.min_rtt,
-            state: "estimating",
-        })
+        estimate_model(self.bwe, self.min_rtt)
     }
 
     fn hand_over(&mut self, w: &Window, h: &HandOver) {
