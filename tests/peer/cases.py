@@ -69,6 +69,7 @@ for _cc in ("reno", "cubic", "vegas", "highspeed", "bbr"):
 for _cc in CCS:
     AGREE[("4-flows", _cc)] = CLEAN_TOL
 AGREE[("clean", "bbr")] = CLEAN_TOL
+AGREE[("clean", "linux-reno")] = CLEAN_TOL
 AGREE[("clean", "hybla")] = CLEAN_TOL
 # Both leave the queue full; transim times out once more in 60 s.
 AGREE[("clean", "scalable")] = 0.04
@@ -142,4 +143,16 @@ DIFFER: dict[tuple[str, str], tuple[int, float, str]] = {
     ),
     ("long-rtt", "westwood"): (-1, 0.05, UNKNOWN),
     ("long-rtt", "scalable"): (-1, 0.04, UNKNOWN),
+    ("lossy", "linux-reno"): (
+        -1,
+        0.12,
+        "probable, not proven: the ProcessAck line found for Westwood+ (on leaving "
+        "CA_RECOVERY ns-3 passes `(ackNumber - oldHeadSequence) / m_segmentSize` segments, the "
+        "whole recovered window) also goes to IncreaseWindow, where TcpLinuxReno's counter "
+        "gains a window's worth, about one segment more per recovery; NewReno's per-ACK "
+        "increase ignores the count, and NewReno agrees (-20 % over three seeds: 2.94 vs 3.66 "
+        "Mb/s; ns-3 retransmits 207-269 times to transim's 145-167)",
+    ),
+    ("shallow", "linux-reno"): (-1, 0.02, UNKNOWN + " (-3.8 %)"),
+    ("long-rtt", "linux-reno"): (+1, 0.02, UNKNOWN + " (+3.3 %)"),
 }
