@@ -151,6 +151,7 @@ mod tests {
     use crate::scenario::schema::{DelayedAckSpec, TcpSpec};
     use crate::sim::events::EventQueue;
     use crate::sim::{Time, MILLISECOND};
+    use crate::tcp::receiver::tests::seg;
 
     fn cfg() -> crate::tcp::config::TcpConfig {
         let spec = TcpSpec {
@@ -271,15 +272,6 @@ mod tests {
         // After recovery, an echo for data sent during it is still in the reduced window.
         h.ack(30 * MILLISECOND, h.s.recover, flags::ACK | flags::ECE);
         assert_eq!(h.s.ecn.reductions, 0);
-    }
-
-    fn seg(fl: u16, seq: u64, len: u32) -> TcpHeader {
-        TcpHeader {
-            flags: fl,
-            seq,
-            len,
-            ..Default::default()
-        }
     }
 
     /// RFC 3168 6.1.3: a CE mark sets ECE on every ACK until a data packet with CWR; a CWR

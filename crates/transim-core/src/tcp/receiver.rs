@@ -446,13 +446,14 @@ impl TcpReceiver {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::scenario::profiles::resolve;
     use crate::scenario::schema::TcpSpec;
     use crate::sim::events::EventQueue;
 
-    fn seg(fl: u16, seq: u64, len: u32) -> TcpHeader {
+    /// A header with these flags, sequence number and length (the rest default).
+    pub(crate) fn seg(fl: u16, seq: u64, len: u32) -> TcpHeader {
         TcpHeader {
             flags: fl,
             seq,

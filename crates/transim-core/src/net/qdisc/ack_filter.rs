@@ -1,18 +1,16 @@
 //! A FIFO that filters pure ACKs (a newer one replaces an older one of the same flow).
 
-use super::{exceeds, Scheduler};
+use super::{Fifo, Scheduler};
 use crate::net::loss::DropCause;
 use crate::net::{Packet, QueueLimit};
 use crate::sim::Time;
-use std::collections::VecDeque;
 
 /// A FIFO that filters ACKs: a pure cumulative ACK (no data, no SACK blocks, no SYN/FIN/FUL)
 /// replaces an older such ACK of the same flow still waiting, which is discarded
 /// ([`DropCause::Filtered`]); the new one joins the tail.
 #[derive(Clone, Debug, Default)]
 pub struct AckFilter {
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: Fifo,
 }
 
 fn filterable(p: &Packet) -> bool {
@@ -22,34 +20,25 @@ fn filterable(p: &Packet) -> bool {
 impl Scheduler for AckFilter {
     fn enqueue(
         &mut self,
-        _now: Time,
+        now: Time,
         p: Packet,
         limit: QueueLimit,
         dropped: &mut Vec<(Packet, DropCause)>,
     ) {
         if filterable(&p) {
-            if let Some(i) = self
-                .q
-                .iter()
-                .position(|o| o.flow == p.flow && filterable(o))
-            {
-                let old = self.q.remove(i).expect("index from position");
-                self.bytes -= old.wire as u64;
+            if let Some(old) = self.q.remove_first(|o| o.flow == p.flow && filterable(o)) {
                 dropped.push((old, DropCause::Filtered));
             }
         }
-        if exceeds(limit, self.q.len() + 1, self.bytes + p.wire as u64) {
+        if !self.q.admits(limit, &p) {
             dropped.push((p, DropCause::Queue));
             return;
         }
-        self.bytes += p.wire as u64;
-        self.q.push_back(p);
+        self.q.push(now, p);
     }
 
     fn dequeue(&mut self, _now: Time, _: &mut Vec<(Packet, DropCause)>) -> Option<Packet> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.wire as u64;
-        Some(p)
+        self.q.pop().map(|(_, p)| p)
     }
 
     fn len(&self) -> usize {
@@ -57,11 +46,11 @@ impl Scheduler for AckFilter {
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.q.iter().for_each(f);
+        self.q.for_each(f);
     }
 }
 

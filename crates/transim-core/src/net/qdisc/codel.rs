@@ -6,11 +6,10 @@
 //! when it ended less than 16 intervals ago, the signed time comparison there, and a marked
 //! packet leaving the queue instead of being dropped.
 
-use super::{exceeds, try_mark, Scheduler};
+use super::{try_mark, Fifo, Scheduler};
 use crate::net::loss::DropCause;
 use crate::net::{Packet, QueueLimit};
 use crate::sim::{Time, MILLISECOND};
-use std::collections::VecDeque;
 
 /// CoDel's parameters (defaults: RFC 8289 section 4.4; MAXPACKET an Ethernet MTU).
 #[derive(Clone, Debug, PartialEq)]
@@ -42,8 +41,7 @@ impl Default for CoDelParams {
 pub struct CoDel {
     params: CoDelParams,
     /// Waiting packets with their arrival times.
-    q: VecDeque<(Time, Packet)>,
-    bytes: u64,
+    q: Fifo,
     /// When the sojourn time will have been above target for an interval (0: it is not
     /// above target).
     first_above_time: Time,
@@ -60,8 +58,7 @@ impl CoDel {
     pub fn new(params: CoDelParams) -> Self {
         CoDel {
             params,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::default(),
             first_above_time: 0,
             drop_next: 0,
             count: 0,
@@ -78,9 +75,7 @@ impl CoDel {
 
     /// Remove the head packet without CoDel's decision (an overflow drop by FQ-CoDel).
     pub(crate) fn take_head(&mut self, _now: Time) -> Option<Packet> {
-        let (_, p) = self.q.pop_front()?;
-        self.bytes -= p.wire as u64;
-        Some(p)
+        self.q.pop().map(|(_, p)| p)
     }
 
     /// RFC 8289's control law: the next drop `interval/√count` after `t`.
@@ -91,14 +86,13 @@ impl CoDel {
     /// Take the head packet; says whether the queue delay has been above target for an
     /// interval (`dodequeue`).
     fn dodequeue(&mut self, now: Time) -> (Option<Packet>, bool) {
-        let Some((arrived, p)) = self.q.pop_front() else {
+        let Some((arrived, p)) = self.q.pop() else {
             self.first_above_time = 0;
             return (None, false);
         };
-        self.bytes -= p.wire as u64;
         let sojourn = now - arrived;
         let mut ok_to_drop = false;
-        if sojourn < self.params.target || self.bytes <= self.params.max_packet {
+        if sojourn < self.params.target || self.q.bytes() <= self.params.max_packet {
             self.first_above_time = 0;
         } else if self.first_above_time == 0 {
             self.first_above_time = now + self.params.interval;
@@ -117,12 +111,11 @@ impl Scheduler for CoDel {
         limit: QueueLimit,
         dropped: &mut Vec<(Packet, DropCause)>,
     ) {
-        if exceeds(limit, self.q.len() + 1, self.bytes + p.wire as u64) {
+        if !self.q.admits(limit, &p) {
             dropped.push((p, DropCause::Queue));
             return;
         }
-        self.bytes += p.wire as u64;
-        self.q.push_back((now, p));
+        self.q.push(now, p);
     }
 
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<(Packet, DropCause)>) -> Option<Packet> {
@@ -176,11 +169,11 @@ impl Scheduler for CoDel {
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.q.iter().for_each(|(_, p)| f(p));
+        self.q.for_each(f);
     }
 
     fn marks(&self) -> u64 {

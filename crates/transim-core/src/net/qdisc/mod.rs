@@ -8,6 +8,7 @@
 mod ack_filter;
 mod codel;
 mod drr;
+mod fifo;
 mod fq_codel;
 mod pie;
 mod red;
@@ -16,6 +17,7 @@ mod step;
 pub use ack_filter::AckFilter;
 pub use codel::{CoDel, CoDelParams};
 pub use drr::Drr;
+pub use fifo::Fifo;
 pub use fq_codel::{FqCoDel, FqCoDelParams};
 pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};

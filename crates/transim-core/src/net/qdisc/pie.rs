@@ -11,12 +11,11 @@
 //! The periodic update runs at multiples of `t_update`, caught up before each enqueue and
 //! dequeue: it reads the delay as of the last dequeue, exactly as a timer would.
 
-use super::{exceeds, try_mark, Scheduler};
+use super::{try_mark, Fifo, Scheduler};
 use crate::net::loss::DropCause;
 use crate::net::{Packet, QueueLimit};
 use crate::sim::rng::Rng;
 use crate::sim::{Time, MILLISECOND};
-use std::collections::VecDeque;
 
 /// PIE's parameters (defaults: RFC 8033 section 5 / ns-3's `PieQueueDisc`).
 #[derive(Clone, Debug, PartialEq)]
@@ -58,8 +57,7 @@ const MARK_ECN_THRESHOLD: f64 = 0.1;
 #[derive(Clone, Debug)]
 pub struct Pie {
     params: PieParams,
-    q: VecDeque<(Time, Packet)>,
-    bytes: u64,
+    q: Fifo,
     drop_prob: f64,
     /// Queueing delay measured at the last dequeue.
     qdelay: Time,
@@ -79,8 +77,7 @@ impl Pie {
             burst_allowance: params.max_burst,
             next_update: params.t_update,
             params,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::default(),
             drop_prob: 0.0,
             qdelay: 0,
             qdelay_old: 0,
@@ -154,7 +151,7 @@ impl Pie {
         if self.qdelay_old < self.params.target / 2 && self.drop_prob < 0.2 {
             return false;
         }
-        if self.bytes <= 2 * self.params.mean_packet {
+        if self.q.bytes() <= 2 * self.params.mean_packet {
             return false;
         }
         self.rng.uniform() < self.drop_prob
@@ -170,7 +167,7 @@ impl Scheduler for Pie {
         dropped: &mut Vec<(Packet, DropCause)>,
     ) {
         self.catch_up(now);
-        if exceeds(limit, self.q.len() + 1, self.bytes + p.wire as u64) {
+        if !self.q.admits(limit, &p) {
             dropped.push((p, DropCause::Queue));
             return;
         }
@@ -182,17 +179,15 @@ impl Scheduler for Pie {
                 return;
             }
         }
-        self.bytes += p.wire as u64;
-        self.q.push_back((now, p));
+        self.q.push(now, p);
     }
 
     fn dequeue(&mut self, now: Time, _: &mut Vec<(Packet, DropCause)>) -> Option<Packet> {
         self.catch_up(now);
-        let Some((arrived, p)) = self.q.pop_front() else {
+        let Some((arrived, p)) = self.q.pop() else {
             self.qdelay = 0;
             return None;
         };
-        self.bytes -= p.wire as u64;
         self.qdelay = now - arrived;
         Some(p)
     }
@@ -202,11 +197,11 @@ impl Scheduler for Pie {
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.q.iter().for_each(|(_, p)| f(p));
+        self.q.for_each(f);
     }
 
     fn sees_idle_arrivals(&self) -> bool {

@@ -12,12 +12,11 @@
 //! (marking is not enough there: "hard drop", as ns-3's default). The queue limit still
 //! applies after that (a tail drop, cause `Queue`).
 
-use super::{exceeds, try_mark, Scheduler};
+use super::{try_mark, Fifo, Scheduler};
 use crate::net::loss::DropCause;
 use crate::net::{Packet, QueueLimit};
 use crate::sim::rng::Rng;
 use crate::sim::{Time, SECOND};
-use std::collections::VecDeque;
 
 /// RED's parameters (defaults: ns-3's `RedQueueDisc`, packet mode).
 #[derive(Clone, Debug, PartialEq)]
@@ -85,8 +84,7 @@ const ADAPT_INTERVAL: Time = SECOND / 2;
 #[derive(Clone, Debug)]
 pub struct Red {
     params: RedParams,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: Fifo,
     /// The moving average of the queue (packets).
     avg: f64,
     /// Arrivals since the last early drop or mark (−1: below `min_th`).
@@ -107,8 +105,7 @@ impl Red {
         Red {
             max_p: params.max_p,
             params,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::default(),
             avg: 0.0,
             count: -1,
             idle_since: Some(0),
@@ -220,20 +217,18 @@ impl Scheduler for Red {
             }
             None => {}
         }
-        if exceeds(limit, self.q.len() + 1, self.bytes + p.wire as u64) {
+        if !self.q.admits(limit, &p) {
             dropped.push((p, DropCause::Queue));
             return;
         }
-        self.bytes += p.wire as u64;
-        self.q.push_back(p);
+        self.q.push(now, p);
     }
 
     fn dequeue(&mut self, now: Time, _: &mut Vec<(Packet, DropCause)>) -> Option<Packet> {
-        let Some(p) = self.q.pop_front() else {
+        let Some((_, p)) = self.q.pop() else {
             self.idle_since.get_or_insert(now);
             return None;
         };
-        self.bytes -= p.wire as u64;
         Some(p)
     }
 
@@ -242,11 +237,11 @@ impl Scheduler for Red {
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.q.iter().for_each(f);
+        self.q.for_each(f);
     }
 
     fn sees_idle_arrivals(&self) -> bool {
@@ -355,8 +350,7 @@ mod tests {
         let mut dropped = vec![];
         for i in 0..n {
             r.enqueue(0, pkt(i, Ecn::NotEct), BIG, &mut dropped);
-            r.q.clear();
-            r.bytes = 0;
+            r.q = Fifo::default();
         }
         let frac = dropped.len() as f64 / n as f64;
         let expect = 2.0 / (1.0 / 0.01 + 1.0);
@@ -380,7 +374,8 @@ mod tests {
         assert!(dropped.is_empty());
         // p_b = 0.02·9/10: about 2/(1/p_b + 1) ≈ 3.5 % of the arrivals are marked.
         assert!((250..450).contains(&r.marks()), "{}", r.marks());
-        let ce = r.q.iter().filter(|p| p.ecn == Ecn::Ce).count() as u64;
+        let mut ce = 0;
+        r.q.for_each(&mut |p| ce += (p.ecn == Ecn::Ce) as u64);
         assert_eq!(ce, r.marks());
         r.avg = 31.0;
         r.enqueue(0, pkt(99_999, Ecn::Ect0), BIG, &mut dropped);

@@ -3,19 +3,17 @@
 //! instantaneous queue, no averaging); a packet that is not ECN-capable is dropped instead,
 //! as RED configured with min = max = K does in Linux and ns-3.
 
-use super::{exceeds, try_mark, Scheduler};
+use super::{try_mark, Fifo, Scheduler};
 use crate::net::loss::DropCause;
 use crate::net::{Packet, QueueLimit};
 use crate::sim::Time;
-use std::collections::VecDeque;
 
 /// A step-marking FIFO.
 #[derive(Clone, Debug)]
 pub struct Step {
     /// The marking threshold (packets waiting).
     pub k: u64,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: Fifo,
     marks: u64,
 }
 
@@ -24,8 +22,7 @@ impl Step {
     pub fn new(k: u64) -> Self {
         Step {
             k,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::default(),
             marks: 0,
         }
     }
@@ -34,12 +31,12 @@ impl Step {
 impl Scheduler for Step {
     fn enqueue(
         &mut self,
-        _now: Time,
+        now: Time,
         mut p: Packet,
         limit: QueueLimit,
         dropped: &mut Vec<(Packet, DropCause)>,
     ) {
-        if exceeds(limit, self.q.len() + 1, self.bytes + p.wire as u64) {
+        if !self.q.admits(limit, &p) {
             dropped.push((p, DropCause::Queue));
             return;
         }
@@ -51,14 +48,11 @@ impl Scheduler for Step {
                 return;
             }
         }
-        self.bytes += p.wire as u64;
-        self.q.push_back(p);
+        self.q.push(now, p);
     }
 
     fn dequeue(&mut self, _now: Time, _: &mut Vec<(Packet, DropCause)>) -> Option<Packet> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.wire as u64;
-        Some(p)
+        self.q.pop().map(|(_, p)| p)
     }
 
     fn len(&self) -> usize {
@@ -66,11 +60,11 @@ impl Scheduler for Step {
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.q.iter().for_each(f);
+        self.q.for_each(f);
     }
 
     fn marks(&self) -> u64 {
