@@ -94,54 +94,7 @@ pub enum Packetization {
     Write,
 }
 
-/// Loss-recovery variant (orthogonal to congestion control).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recovery {
-    /// Fast retransmit, then slow start from one segment (go-back-N).
-    Tahoe,
-    /// RFC 5681 fast retransmit / fast recovery.
-    Reno,
-    /// RFC 6582 NewReno.
-    NewReno,
-    /// Fall & Floyd's Sack1 (ns-2): packet-counted pipe, scoreboard, one retransmission per
-    /// hole before a timeout.
-    Sack1,
-    /// Sack1 plus detection of lost retransmissions (the SackPlus study).
-    SackPlus,
-    /// RFC 6675 conservative SACK-based recovery.
-    Rfc6675,
-    /// RACK-TLP (RFC 8985): time-based loss detection and tail loss probes, sending as
-    /// RFC 6675.
-    RackTlp,
-}
-
-impl Recovery {
-    /// True for Fall & Floyd's Sack1 and SackPlus (which builds on it).
-    pub fn is_sack1(self) -> bool {
-        matches!(self, Recovery::Sack1 | Recovery::SackPlus)
-    }
-
-    /// True for the recovery schemes driven by SACK information.
-    pub fn uses_sack(self) -> bool {
-        matches!(
-            self,
-            Recovery::Sack1 | Recovery::SackPlus | Recovery::Rfc6675 | Recovery::RackTlp
-        )
-    }
-
-    /// Name in scenarios and results.
-    pub fn name(self) -> &'static str {
-        match self {
-            Recovery::Tahoe => "tahoe",
-            Recovery::Reno => "reno",
-            Recovery::NewReno => "newreno",
-            Recovery::Sack1 => "sack1",
-            Recovery::SackPlus => "sackplus",
-            Recovery::Rfc6675 => "rfc6675",
-            Recovery::RackTlp => "rack-tlp",
-        }
-    }
-}
+pub use super::recovery::Recovery;
 
 /// When NewReno restarts the retransmission timer on partial ACKs (RFC 6582 §4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

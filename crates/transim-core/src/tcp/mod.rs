@@ -1,6 +1,6 @@
 //! TCP endpoints. A connection is a [`sender::TcpSender`] (active open, sends data) and a
 //! [`receiver::TcpReceiver`] (passive open, acknowledges). Congestion control ([`cc`]) and loss
-//! recovery ([`config::Recovery`]) are separate axes.
+//! recovery ([`recovery`]) are separate axes.
 
 pub mod adaptive;
 pub mod cc;
@@ -8,9 +8,9 @@ pub mod config;
 pub mod connection;
 pub mod ecn;
 pub mod ful;
-pub mod rack;
 pub mod rate;
 pub mod receiver;
+pub mod recovery;
 pub mod results;
 pub use crate::transport::rtt;
 pub mod sack;

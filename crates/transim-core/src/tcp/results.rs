@@ -223,7 +223,7 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
         drops_recovered_fast: c.recovered_fast,
         drops_recovered_timeout: c.recovered_timeout,
         lost_retransmissions_detected: s.stats.lost_retransmissions_detected,
-        tlp: (s.cfg.recovery == super::config::Recovery::RackTlp).then_some(TlpResult {
+        tlp: s.cfg.recovery.probes_tail().then_some(TlpResult {
             probes: s.stats.tlp_probes,
             recoveries: s.stats.tlp_recoveries,
         }),

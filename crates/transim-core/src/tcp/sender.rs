@@ -1,10 +1,10 @@
 //! The TCP sender: active open, segmentation, the send test (cwnd, rwnd, Nagle, Limited
-//! Transmit), RTT sampling and the RTO, and the Tahoe / Reno / NewReno loss-recovery variants.
+//! Transmit), RTT sampling and the RTO. Loss recovery is [`super::recovery`]'s.
 //!
 //! Sequence numbers are 64-bit byte offsets: the SYN is 0, data bytes are 1..=N, a FIN is N+1.
 
 use super::cc::{AckInfo, Cc, CcKind, CongestionControl, HandOver, Window};
-use super::config::{CwndUnit, HalvingBase, Nagle, PartialAckTimer, Recovery, TcpConfig};
+use super::config::{CwndUnit, HalvingBase, Nagle, TcpConfig};
 use super::rate::{RateState, SendSnapshot};
 use super::rtt::RttEstimator;
 use super::timers;
@@ -163,7 +163,7 @@ pub struct TcpSender {
     /// SACK state (used by the SACK-based recovery variants).
     pub(crate) sack: super::sack::SackState,
     /// RACK-TLP state (recovery = "rack-tlp").
-    pub(crate) rack: super::rack::RackState,
+    pub(crate) rack: super::recovery::rack_tlp::RackState,
     /// FUL-bit state.
     pub ful: super::ful::FulSenderState,
     /// RFC 3168 ECN.
@@ -471,11 +471,7 @@ impl TcpSender {
         {
             return;
         }
-        if self.in_recovery && self.cfg.recovery.uses_sack() {
-            self.sack_send(ctx);
-        } else {
-            self.try_send(ctx);
-        }
+        self.recovery_send(ctx);
         self.record(ctx.now);
     }
 
@@ -571,13 +567,7 @@ impl TcpSender {
             return;
         }
         let mut burst = 0u32;
-        // ns-2's NewReno sends at most two segments per ACK while in fast recovery
-        // (`send_much(0, 0, 2)`), whatever maxburst_ says.
-        let cap = if self.win.ns2 && self.in_recovery && self.cfg.recovery == Recovery::NewReno {
-            Some(self.cfg.maxburst.unwrap_or(2).min(2))
-        } else {
-            self.cfg.maxburst
-        };
+        let cap = self.burst_cap();
         loop {
             if cap.is_some_and(|m| burst >= m) {
                 break; // ns-2's maxburst_: at most this many segments per send
@@ -627,21 +617,6 @@ impl TcpSender {
         let mss = self.win.mss as u64;
         if self.data_end().saturating_sub(self.snd_max) < mss && self.cwnd_allows(mss, true) {
             self.rate.mark_app_limited(self.flight());
-        }
-    }
-
-    /// Bytes believed in the network once the current ACK is counted: the recovery
-    /// variant's pipe in SACK recovery (RFC 6675's recomputed from the updated scoreboard),
-    /// else the bytes outstanding.
-    #[inline]
-    pub(crate) fn pipe_bytes(&self) -> u64 {
-        match self.cfg.recovery {
-            Recovery::Sack1 | Recovery::SackPlus if self.in_recovery => {
-                self.sack.pipe.max(0) as u64 * self.win.mss as u64
-            }
-            Recovery::Rfc6675 if self.in_recovery => self.set_pipe(),
-            Recovery::RackTlp if self.in_recovery => self.rack_pipe(),
-            _ => self.flight(),
         }
     }
 
@@ -700,14 +675,13 @@ impl TcpSender {
             seg.sent = ctx.now;
             seg.snap = snap;
             seg.rtx_high = self.snd_max;
-            if self.cfg.recovery == Recovery::SackPlus {
-                self.sack.retransmitted.push_back((self.snd_max, seg.start));
-            }
+            let (seg_start, index, tx) = (seg.start, seg.index, seg.tx);
+            self.recovery_on_resent(seg_start, self.snd_max);
             match rtx {
                 Some(RtxKind::Timeout) => self.stats.rtx_timeout += 1,
                 _ => self.stats.rtx_fast += 1,
             }
-            (seg.index, seg.tx)
+            (index, tx)
         };
         let mut p = self.base_header(ctx);
         p.flags = flags::ACK | if fin { flags::FIN } else { 0 };
@@ -736,24 +710,6 @@ impl TcpSender {
         self.emit(p, self.header_bytes(false) + len as u32, ctx);
     }
 
-    /// Retransmit the segment starting at snd_una (fast retransmit, NewReno partial ACK).
-    fn retransmit_first(&mut self, ctx: &mut Ctx) {
-        if self.ful.frozen {
-            return;
-        }
-        if let Some(seg) = self.rtx.front().copied() {
-            let fin = self.finite && seg.end == self.app_end + 1;
-            let start = seg.start.max(self.snd_una);
-            self.send_segment(
-                start,
-                seg.end - start - fin as u64,
-                fin,
-                Some(RtxKind::Fast),
-                ctx,
-            );
-        }
-    }
-
     pub(crate) fn restart_rto(&mut self, ctx: &mut Ctx) {
         self.rto_timer
             .set(ctx.now + self.rtt.rto(), self.flow, timers::RTO, ctx.events);
@@ -770,18 +726,7 @@ impl TcpSender {
             return; // acknowledges data never sent
         }
         self.rwnd = p.wnd as u64;
-        if self.cfg.recovery.uses_sack() {
-            self.sack_on_ack(p, ctx);
-            if self.cfg.recovery == Recovery::RackTlp {
-                self.rack_after_ack(p.ack, ctx);
-            }
-        } else if p.ack > self.snd_una {
-            self.on_new_ack(p, ctx);
-        } else if self.is_dupack(p) {
-            self.on_dupack(ctx);
-        } else {
-            self.try_send(ctx); // window update
-        }
+        self.recovery_on_ack(p, ctx);
         self.record(ctx.now);
     }
 
@@ -910,114 +855,6 @@ impl TcpSender {
         false
     }
 
-    fn on_new_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
-        let ack = p.ack;
-        let info = self.ack_advance(p, ctx);
-        let acked_data = info.acked;
-        let mss = self.win.mss as u64;
-        let mut restart_timer = true;
-        let owns = self.cc.owns_window();
-        if self.in_recovery && self.win.ns2 && !owns {
-            // ns-2's Reno/NewReno: the window is cwnd_ + dupwnd_. A NewReno partial ACK
-            // deflates it by the packets acknowledged less one (partial_window_deflation_,
-            // ns-2.35's default: dupwnd_ gives them up first, keeping at least one, then
-            // cwnd_) and resends the next hole; the ACK that ends recovery clears dupwnd_
-            // and opens cwnd_ as any new ACK does.
-            if self.cfg.recovery == Recovery::NewReno && ack < self.recover {
-                let mut cwnd = self.ns2_recovery_cwnd;
-                let mut dupwnd = (self.win.pkts() - cwnd).round().max(0.0);
-                let deflate = (acked_data / mss) as f64;
-                if dupwnd > deflate {
-                    dupwnd -= deflate - 1.0;
-                } else {
-                    cwnd -= deflate - dupwnd;
-                    dupwnd = 1.0;
-                }
-                cwnd = cwnd.max(1.0);
-                self.ns2_recovery_cwnd = cwnd;
-                self.win.set_pkts(cwnd + dupwnd);
-                self.retransmit_first(ctx);
-                restart_timer = match self.cfg.partial_ack_timer {
-                    PartialAckTimer::Impatient => !self.partial_seen,
-                    PartialAckTimer::SlowButSteady => true,
-                };
-                self.partial_seen = true;
-            } else {
-                self.win.set_pkts(self.ns2_recovery_cwnd);
-                self.in_recovery = false;
-                self.cc.on_ack(&mut self.win, &info);
-            }
-        } else if self.in_recovery {
-            match self.cfg.recovery {
-                Recovery::NewReno if ack < self.recover => {
-                    // Partial ACK: retransmit the next hole, deflate by the amount acked and
-                    // add back one segment if at least one was acked (RFC 6582 §3.2 step 5).
-                    self.retransmit_first(ctx);
-                    if !owns {
-                        self.win
-                            .set_cwnd(self.win.cwnd.saturating_sub(acked_data).max(mss));
-                        if acked_data >= mss {
-                            self.win.cwnd += mss;
-                        }
-                    }
-                    restart_timer = match self.cfg.partial_ack_timer {
-                        PartialAckTimer::Impatient => !self.partial_seen,
-                        PartialAckTimer::SlowButSteady => true,
-                    };
-                    self.partial_seen = true;
-                }
-                Recovery::NewReno => {
-                    let flight = self.snd_max - ack;
-                    if !owns {
-                        self.win
-                            .set_cwnd(self.win.ssthresh.min(flight.max(mss) + mss));
-                    }
-                    self.in_recovery = false;
-                }
-                _ => {
-                    if !owns {
-                        self.win.set_cwnd(self.win.ssthresh);
-                    }
-                    self.in_recovery = false;
-                }
-            }
-        } else {
-            self.cc.on_ack(&mut self.win, &info);
-        }
-        if self.finish_ack(restart_timer, ctx) {
-            return;
-        }
-        self.try_send(ctx);
-    }
-
-    fn on_dupack(&mut self, ctx: &mut Ctx) {
-        if self.ful.frozen {
-            return; // a FUL = 1 holds the sender: no reaction until it resumes
-        }
-        self.observe_duplicate(ctx.now);
-        self.dupacks += 1;
-        self.stats.dupacks += 1;
-        let mss = self.win.mss as u64;
-        if self.in_recovery {
-            if !self.cc.owns_window() {
-                self.win.inflate(mss); // one segment has left the network
-            }
-            self.try_send(ctx);
-            return;
-        }
-        if self.dupacks == self.cfg.dupthresh {
-            // RFC 6582 §3.2 step 1: only if the ACK covers more than `recover` (HighData,
-            // the last byte sent; ours is one past it), so one window's losses cause one
-            // reduction (also guards Tahoe after go-back-N).
-            if self.fast_retransmit_allowed() {
-                self.enter_recovery(ctx);
-            }
-        } else if self.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
-            self.lt_segments = self.dupacks.min(2);
-            self.try_send(ctx);
-        }
-    }
-
     /// The guard on a new fast retransmit: the cumulative ACK has reached `recover` (RFC
     /// 6582), or with ns-2's rule gone beyond it by a packet (`highest_ack_ > recover_`, in
     /// packet numbers: the packet sent last before the previous reduction is acknowledged and
@@ -1041,51 +878,6 @@ impl TcpSender {
         }
     }
 
-    fn enter_recovery(&mut self, ctx: &mut Ctx) {
-        self.stats.fast_retransmits += 1;
-        self.lt_segments = 0;
-        let mss = self.win.mss as u64;
-        let base = match self.cfg.halving_base {
-            // ns-3 without SACK: a "Reno SACK" per duplicate ACK (only the last one without
-            // Limited Transmit), the head lost, then the head counted back in.
-            HalvingBase::Pipe => {
-                let sacked = if self.cfg.limited_transmit {
-                    self.dupacks as u64
-                } else {
-                    1
-                };
-                self.flight().saturating_sub(sacked * mss)
-            }
-            _ => self.reduction_base(),
-        };
-        self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, base);
-        self.recover = self.snd_max;
-        match self.cfg.recovery {
-            Recovery::Tahoe => {
-                self.win.set_cwnd(mss);
-                self.win.cnt = 0;
-                self.snd_nxt = self.snd_una;
-                self.gbn = Some(RtxKind::Fast);
-                self.restart_rto(ctx);
-                self.try_send(ctx);
-            }
-            Recovery::Sack1 | Recovery::SackPlus | Recovery::Rfc6675 | Recovery::RackTlp => {
-                unreachable!("SACK-based recovery is handled in tcp::sack")
-            }
-            Recovery::Reno | Recovery::NewReno => {
-                self.retransmit_first(ctx);
-                if !self.cc.owns_window() {
-                    self.ns2_recovery_cwnd = self.win.ns2_half(base).max(1.0);
-                    self.win.halve(base, 3);
-                }
-                self.in_recovery = true;
-                self.partial_seen = false;
-                self.restart_rto(ctx);
-                self.try_send(ctx);
-            }
-        }
-    }
-
     /// Handle the retransmission timer.
     pub fn on_timer(&mut self, ctx: &mut Ctx) {
         if !self
@@ -1104,14 +896,7 @@ impl TcpSender {
                 self.stats.timeouts += 1;
                 self.stats.first_timeout_at.get_or_insert(ctx.now);
                 let mss = self.win.mss as u64;
-                if self.win.ns2
-                    && self.in_recovery
-                    && matches!(self.cfg.recovery, Recovery::Reno | Recovery::NewReno)
-                    && !self.cc.owns_window()
-                {
-                    // ns-2's Reno/NewReno clear dupwnd_ before halving: cwnd_ alone.
-                    self.win.set_pkts(self.ns2_recovery_cwnd);
-                }
+                self.recovery_before_timeout();
                 if self.rtt.backoff == 0 || self.win.ns2 {
                     // RFC 5681 eq. 4; a repeated timeout of the same data keeps ssthresh
                     // (ns-2 halves again: ssthresh falls to 2).
@@ -1126,9 +911,7 @@ impl TcpSender {
                 self.recover = self.snd_max;
                 self.snd_nxt = self.snd_una;
                 self.gbn = Some(RtxKind::Timeout);
-                if self.cfg.recovery.uses_sack() {
-                    self.sack_on_timeout();
-                }
+                self.recovery_on_timeout();
                 self.rtt.back_off();
                 self.restart_rto(ctx);
                 self.try_send(ctx);

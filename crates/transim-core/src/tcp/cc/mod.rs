@@ -1,5 +1,5 @@
 //! Congestion control: the window-growth and loss-reaction half of a TCP sender. Loss recovery
-//! (what to retransmit, when) lives in the sender and is a separate axis.
+//! (what to retransmit, when) is a separate axis: [`super::recovery`].
 //!
 //! Each algorithm is one file implementing [`CongestionControl`]; the [`Cc`] enum dispatches
 //! statically (one `match`, no virtual call per ACK). Adding a variant touches its own file,

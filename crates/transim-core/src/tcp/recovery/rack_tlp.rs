@@ -27,13 +27,16 @@
 //! control's reduction. transim's receivers send no D-SACK, so a retransmitted probe that was
 //! not needed is not recognised as such (RFC 8985 §7.4 reads the D-SACK) and also reduces.
 
-use super::cc::CongestionControl;
-use super::config::Recovery;
-use super::sender::TcpSender;
-use super::timers;
-use super::Ctx;
+use super::rfc6675::{self, Next};
+use super::sack_flow::{self, retransmit};
+use super::{LossRecovery, Recovery, SackRecovery};
+use crate::net::TcpHeader;
 use crate::sim::timer::Timer;
 use crate::sim::{Time, MILLISECOND};
+use crate::tcp::cc::CongestionControl;
+use crate::tcp::sender::TcpSender;
+use crate::tcp::timers;
+use crate::tcp::Ctx;
 use std::collections::VecDeque;
 
 /// The worst-case delayed-ACK time added to the probe timeout with one segment in flight.
@@ -64,12 +67,110 @@ pub struct RackState {
     tlp: Option<(u64, bool)>,
 }
 
-impl TcpSender {
-    #[inline]
-    fn rack_on(&self) -> bool {
-        self.cfg.recovery == Recovery::RackTlp
+/// RACK-TLP (marker type).
+pub(crate) struct RackTlp;
+
+impl LossRecovery for RackTlp {
+    fn on_ack(s: &mut TcpSender, p: &TcpHeader, ctx: &mut Ctx) {
+        sack_flow::on_ack::<Self>(s, p, ctx);
+        s.rack_after_ack(p.ack, ctx);
     }
 
+    #[inline]
+    fn pipe(s: &TcpSender) -> u64 {
+        if s.in_recovery {
+            s.rack_pipe()
+        } else {
+            s.flight()
+        }
+    }
+
+    fn pipe_segments(s: &TcpSender) -> f64 {
+        rfc6675::pipe_segments(s)
+    }
+
+    fn send(s: &mut TcpSender, ctx: &mut Ctx) {
+        sack_flow::send_now::<Self>(s, ctx);
+    }
+
+    fn on_timeout(s: &mut TcpSender) {
+        s.rack_on_timeout();
+        s.sack_on_timeout(true);
+    }
+
+    #[inline]
+    fn on_sacked(s: &mut TcpSender, i: usize, now: Time) {
+        s.rack_delivered(i, now);
+    }
+}
+
+impl SackRecovery for RackTlp {
+    #[inline]
+    fn on_cumulative(s: &mut TcpSender, ack: u64, now: Time) {
+        s.rack_on_cumulative(ack, now);
+    }
+
+    fn loss_after_new_ack(s: &mut TcpSender, ctx: &mut Ctx) -> bool {
+        s.rack_detect_loss(ctx)
+    }
+
+    fn dupack_counts(new_info: bool) -> bool {
+        new_info
+    }
+
+    /// RACK replaces the duplicate-ACK count: a segment judged lost by time.
+    fn should_enter(s: &mut TcpSender, _counts: bool, ctx: &mut Ctx) -> bool {
+        s.rack_detect_loss(ctx)
+    }
+
+    /// The lowest segment RACK marked lost leaves at once, whatever the pipe (RFC 6675 step
+    /// 4.3); NextSeg sends the others.
+    fn start_episode(s: &mut TcpSender, ctx: &mut Ctx) -> bool {
+        s.rack_clear_episode();
+        s.sack.rescue_rxt = u64::MAX;
+        if let Some(i) = s.next_hole().filter(|&i| s.is_lost(&s.rtx[i])) {
+            retransmit::<Self>(s, i, ctx);
+            s.sack.high_rxt = s.rtx[i].end;
+        }
+        s.sack.pipe_bytes = s.rack_pipe();
+        true
+    }
+
+    fn exit(s: &mut TcpSender) {
+        rfc6675::exit(s);
+        s.rack_clear_episode();
+    }
+
+    fn before_send(s: &mut TcpSender, ctx: &mut Ctx) {
+        if s.in_recovery {
+            s.rack_detect_loss(ctx);
+            s.sack.pipe_bytes = s.rack_pipe();
+        }
+    }
+
+    fn send_one(s: &mut TcpSender, ctx: &mut Ctx) -> bool {
+        rfc6675::send_one::<Self>(s, ctx, next_seg)
+    }
+
+    #[inline]
+    fn on_retransmitted(s: &mut TcpSender, i: usize, now: Time) {
+        s.rack_retransmitted(i, now);
+    }
+}
+
+/// RACK-TLP's NextSeg: the lowest segment RACK marked lost and not retransmitted since, else
+/// new data (RFC 6675's rules 3 and 4 are left to the tail loss probe).
+fn next_seg(s: &mut TcpSender) -> Option<Next> {
+    if let Some(i) = s.next_hole().filter(|&i| s.is_lost(&s.rtx[i])) {
+        return Some(Next::Retransmit {
+            index: i,
+            rescue: false,
+        });
+    }
+    s.next_new_segment().map(Next::New)
+}
+
+impl TcpSender {
     /// A segment (the one at position `i`) was delivered, by a SACK or a cumulative ACK: move
     /// RACK's reference forward (RFC 8985 §6.2 steps 2–3).
     pub(crate) fn rack_delivered(&mut self, i: usize, now: Time) {
@@ -330,14 +431,14 @@ impl TcpSender {
         {
             return;
         }
-        if !self.rack_on() || self.snd_max <= self.snd_una {
+        if self.cfg.recovery != Recovery::RackTlp || self.snd_max <= self.snd_una {
             return;
         }
         if self.rack_detect_loss(ctx) {
             if self.in_recovery {
-                self.sack_send(ctx);
+                sack_flow::send::<RackTlp>(self, ctx);
             } else if self.fast_retransmit_allowed() {
-                self.sack_enter(ctx);
+                sack_flow::enter::<RackTlp>(self, ctx);
             }
         }
         self.record(ctx.now);
