@@ -3,6 +3,10 @@
 //! α = α_max = 10 while d_a ≤ d₁ = 0.01·d_m, then κ₁/(κ₂ + d_a) down to α_min = 0.3 at d_m;
 //! β = β_min = 1/8 while d_a ≤ d₂ = 0.1·d_m, β_max = 1/2 from d₃ = 0.8·d_m, linear between.
 //! Per ACK cwnd grows α/cwnd; a loss cuts it by β. Below 15 segments it behaves as Reno.
+//! Once the delay has risen above d₁, α returns to α_max only after θ = 5 rounds below d₁
+//! (counted as Linux's `tcp_illinois` counts them: since the delay rose, not necessarily in a
+//! row), so one quiet round does not bring a sudden burst; a timeout puts α and β back to
+//! their base values (1, ½), as Linux does on entering the Loss state.
 
 use super::{AckInfo, CongestionControl, HandOver, Window};
 use crate::sim::Time;
@@ -20,6 +24,10 @@ pub struct Illinois {
     /// Current decrease factor.
     pub beta: f64,
     frac: f64,
+    /// The delay has been above d₁ since α last returned to α_max.
+    rtt_above: bool,
+    /// Consecutive rounds with the delay below d₁ (while `rtt_above`).
+    rtt_low: u32,
 }
 
 impl Default for Illinois {
@@ -33,6 +41,8 @@ impl Default for Illinois {
             alpha: ALPHA_MAX,
             beta: BETA_MIN,
             frac: 0.0,
+            rtt_above: false,
+            rtt_low: 0,
         }
     }
 }
@@ -42,6 +52,8 @@ const ALPHA_MIN: f64 = 0.3;
 const BETA_MIN: f64 = 0.125;
 const BETA_MAX: f64 = 0.5;
 const WIN_THRESH: f64 = 15.0;
+/// Rounds the delay must stay below d₁ before α returns to α_max.
+const THETA: u32 = 5;
 
 /// α and β for average queueing delay `da` and largest queueing delay `dm` (same units).
 pub fn alpha_beta(da: f64, dm: f64) -> (f64, f64) {
@@ -74,6 +86,27 @@ fn alpha_beta_curves(da: f64, dm: f64) -> (f64, f64) {
     (alpha, beta)
 }
 
+impl Illinois {
+    /// θ's guard: a round below d₁ (`low`) restores α_max only when the delay never rose
+    /// above d₁ or on the θ-th such round since it did; meanwhile α keeps its value.
+    fn guard_alpha(&mut self, alpha: f64, low: bool) -> f64 {
+        if !low {
+            self.rtt_above = true;
+            return alpha;
+        }
+        if !self.rtt_above {
+            return ALPHA_MAX;
+        }
+        self.rtt_low += 1;
+        if self.rtt_low < THETA {
+            return self.alpha;
+        }
+        self.rtt_low = 0;
+        self.rtt_above = false;
+        ALPHA_MAX
+    }
+}
+
 impl CongestionControl for Illinois {
     fn observe(&mut self, _w: &mut Window, a: &AckInfo) {
         let Some(r) = a.rtt else { return };
@@ -86,11 +119,13 @@ impl CongestionControl for Illinois {
             let avg = self.sum_rtt / self.cnt_rtt as f64;
             let da = avg - self.base_rtt as f64;
             let dm = (self.max_rtt - self.base_rtt) as f64;
-            (self.alpha, self.beta) = if dm < MIN_QUEUEING {
+            let (alpha, beta) = if dm < MIN_QUEUEING {
                 (ALPHA_MAX, BETA_MIN)
             } else {
                 alpha_beta(da, dm)
             };
+            self.beta = beta;
+            self.alpha = self.guard_alpha(alpha, da <= 0.01 * dm || dm < MIN_QUEUEING);
             self.sum_rtt = 0.0;
             self.cnt_rtt = 0;
             self.round_start = Some(a.now);
@@ -117,6 +152,15 @@ impl CongestionControl for Illinois {
         ((w.cwnd as f64 * (1.0 - beta)) as u64).max(2 * w.mss as u64)
     }
 
+    fn on_timeout(&mut self, _w: &mut Window) {
+        self.alpha = 1.0;
+        self.beta = BETA_MAX;
+        self.rtt_above = false;
+        self.rtt_low = 0;
+        self.sum_rtt = 0.0;
+        self.cnt_rtt = 0;
+    }
+
     fn hand_over(&mut self, _w: &Window, h: &HandOver) {
         self.base_rtt = h.min_rtt;
         self.max_rtt = h
@@ -128,7 +172,45 @@ impl CongestionControl for Illinois {
 
 #[cfg(test)]
 mod tests {
-    use super::alpha_beta;
+    use super::{alpha_beta, Illinois};
+    use crate::tcp::cc::{CongestionControl, CwndUnit, Window};
+
+    #[test]
+    fn alpha_max_returns_after_theta_quiet_rounds() {
+        let mut il = Illinois::default();
+        assert_eq!(
+            il.guard_alpha(10.0, true),
+            10.0,
+            "never above d1: alpha max at once"
+        );
+        il.alpha = il.guard_alpha(2.0, false);
+        assert_eq!(il.alpha, 2.0);
+        for round in 1..5 {
+            il.alpha = il.guard_alpha(10.0, true);
+            assert_eq!(il.alpha, 2.0, "quiet round {round} of 5 keeps alpha");
+        }
+        il.alpha = il.guard_alpha(10.0, true);
+        assert_eq!(il.alpha, 10.0, "the fifth quiet round restores alpha max");
+        assert_eq!(il.guard_alpha(10.0, true), 10.0);
+        let mut w = Window {
+            cwnd: 30_000,
+            ssthresh: 20_000,
+            mss: 1000,
+            unit: CwndUnit::Bytes,
+            cnt: 0,
+            max_cwnd: None,
+            ns2: false,
+            precision_reduce: false,
+            frac: 0.0,
+            frac_at: 0,
+        };
+        il.on_timeout(&mut w);
+        assert_eq!(
+            (il.alpha, il.beta),
+            (1.0, 0.5),
+            "a timeout restores the base values"
+        );
+    }
 
     #[test]
     fn alpha_and_beta_curves() {
