@@ -3,7 +3,9 @@ to show when transim and ns-3 run the same scenario.
 
 Both simulators run SACK with RFC 6675-style recovery (ns-3: Sack on, TcpClassicRecovery) and
 transim halves ns-3's way (``halving_base = "pipe"``, the rule ns-3's
-``TcpSocketBase::EnterRecovery`` applies), so what is left is the congestion controls
+``TcpSocketBase::EnterRecovery`` applies) and restarts the retransmission timer on the first
+partial ACK of a recovery only (``partial_ack_timer = "impatient"``, ns-3's
+``NewAck(ackNumber, m_isFirstPartialAck)``), so what is left is the congestion controls
 themselves. ``AGREE`` pairs must match within the goodput tolerance given; every other pair is
 a known difference, listed in ``DIFFER`` with its direction and its cause (the ns-3 source
 line, or "not yet found").
@@ -68,6 +70,13 @@ for _cc in ("reno", "cubic", "westwood", "veno", "highspeed", "bic", "htcp", "il
 for _cc in ("reno", "westwood", "highspeed", "scalable", "bic", "bbr"):
     AGREE[("shallow", _cc)] = CLEAN_TOL
 for _cc in ("reno", "veno", "highspeed", "bic", "htcp", "illinois"):
+    AGREE[("long-rtt", _cc)] = CLEAN_TOL
+# Westwood+ and Scalable lose ~270 segments at the end of slow start on the long path and
+# recover for longer than the 1-s RTO: ns-3 restarts the timer on the first partial ACK only
+# (`NewAck(ackNumber, m_isFirstPartialAck)` in TcpSocketBase::ProcessAck) and times out once;
+# with the grid's partial_ack_timer = "impatient" transim does the same (they differed by
+# -11 % and -7 % with the timer restarted on every partial ACK).
+for _cc in ("westwood", "scalable"):
     AGREE[("long-rtt", _cc)] = CLEAN_TOL
 for _cc in ("reno", "cubic", "vegas", "highspeed", "bbr"):
     AGREE[("lossy", _cc)] = LOSSY_TOL
@@ -172,8 +181,6 @@ DIFFER: dict[tuple[str, str], tuple[int, float, str]] = {
         "packets, ns-3 4.08); the rest " + UNKNOWN + " (ns-3's CUBIC has no Reno-friendly "
         "region and truncates C * offs^3 to whole segments)",
     ),
-    ("long-rtt", "westwood"): (-1, 0.05, UNKNOWN),
-    ("long-rtt", "scalable"): (-1, 0.04, UNKNOWN),
     ("lossy", "linux-reno"): (
         -1,
         0.12,

@@ -1,6 +1,7 @@
 """The cross-validation grid shared by the peer tests and the report: one base scenario
 (10 Mb/s, 20 ms each way, 100-packet queue, one bulk flow for 60 s, SACK with RFC 6675
-recovery halving ns-3's way) and the paths and variants run on it."""
+recovery halving ns-3's way and restarting the retransmission timer on the first partial ACK
+only, as ns-3 does) and the paths and variants run on it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ cc = "reno"
 recovery = "rfc6675"
 sack = true
 halving_base = "pipe"
+partial_ack_timer = "impatient"
 timestamps = true
 initial_window = 10
 nagle = "off"

@@ -54,7 +54,8 @@ def cross_validation(out: Path, scale: str) -> str:
     return "\n\n".join(
         [
             f"{ns3.describe()}; each run 60 s, SACK on in both, transim halving ns-3's way "
-            '(`halving_base = "pipe"`).',
+            '(`halving_base = "pipe"`) and restarting the retransmission timer on the first '
+            'partial ACK only, as ns-3 does (`partial_ack_timer = "impatient"`).',
             "\n".join(lines),
             "One drop of segment 30 (NewReno, no SACK): both simulators' cwnd. Up to the loss "
             "the steps are the same; ns-3 then halves the pipe (12 segments) where transim "

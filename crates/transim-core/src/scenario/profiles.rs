@@ -337,7 +337,13 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         // DCTCP needs ECN: it is on unless the scenario turned it off (refused above).
         ecn: spec.ecn.unwrap_or(cc == CcKind::Dctcp),
         ful,
-        partial_ack_timer: match spec.partial_ack_timer.unwrap_or(d.partial_ack_timer) {
+        // SACK recovery restarts the timer on every partial ACK (RFC 6298 §5.3) unless the
+        // scenario asks for the impatient rule (ns-3 applies it to SACK recovery too).
+        partial_ack_timer: match spec.partial_ack_timer.unwrap_or(if recovery.uses_sack() {
+            PartialAckTimerSpec::SlowButSteady
+        } else {
+            d.partial_ack_timer
+        }) {
             PartialAckTimerSpec::Impatient => PartialAckTimer::Impatient,
             PartialAckTimerSpec::SlowButSteady => PartialAckTimer::SlowButSteady,
         },

@@ -694,7 +694,7 @@ pub enum PacketizationSpec {
     Write,
 }
 
-/// NewReno partial-ACK timer rule names.
+/// Partial-ACK timer rule names (NewReno, and the SACK schemes).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum PartialAckTimerSpec {

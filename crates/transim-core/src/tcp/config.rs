@@ -96,7 +96,9 @@ pub enum Packetization {
 
 pub use super::recovery::Recovery;
 
-/// When NewReno restarts the retransmission timer on partial ACKs (RFC 6582 §4.1).
+/// When a recovery restarts the retransmission timer on partial ACKs (RFC 6582 §4.1 for
+/// NewReno; the SACK schemes restart it on every one unless told otherwise, as RFC 6298 §5.3
+/// does, while ns-3 applies the impatient rule to them too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PartialAckTimer {
     /// Only on the first partial ACK of a recovery (RFC 6582's recommendation).

@@ -24,6 +24,7 @@ pub mod sackplus;
 pub mod tahoe;
 
 use super::cc::AckInfo;
+use super::config::PartialAckTimer;
 use super::sender::TcpSender;
 use super::Ctx;
 use crate::net::TcpHeader;
@@ -208,6 +209,17 @@ macro_rules! dispatch {
 }
 
 impl TcpSender {
+    /// A partial ACK arrived: whether it restarts the retransmission timer (every one, or
+    /// only the first of the episode: `partial_ack_timer`).
+    pub(crate) fn partial_ack_restarts_timer(&mut self) -> bool {
+        let first = !self.partial_seen;
+        self.partial_seen = true;
+        match self.cfg.partial_ack_timer {
+            PartialAckTimer::Impatient => first,
+            PartialAckTimer::SlowButSteady => true,
+        }
+    }
+
     /// Process an ACK with the configured scheme.
     #[inline]
     pub(crate) fn recovery_on_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {

@@ -11,7 +11,6 @@
 use super::{classic, reno, DupAckRecovery, LossRecovery};
 use crate::net::TcpHeader;
 use crate::tcp::cc::{AckInfo, CongestionControl};
-use crate::tcp::config::PartialAckTimer;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::Ctx;
 
@@ -84,11 +83,6 @@ impl DupAckRecovery for NewReno {
                 }
             }
         }
-        let restart = match s.cfg.partial_ack_timer {
-            PartialAckTimer::Impatient => !s.partial_seen,
-            PartialAckTimer::SlowButSteady => true,
-        };
-        s.partial_seen = true;
-        restart
+        s.partial_ack_restarts_timer()
     }
 }

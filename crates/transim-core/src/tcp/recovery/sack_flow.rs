@@ -28,7 +28,8 @@ pub(crate) fn on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mu
             }
             // Partial ACK.
             R::on_recovery_ack(s, p);
-            if s.finish_ack(true, ctx) {
+            let restart = s.partial_ack_restarts_timer();
+            if s.finish_ack(restart, ctx) {
                 return;
             }
             send::<R>(s, ctx);
@@ -85,6 +86,7 @@ pub(crate) fn enter<R: SackRecovery>(s: &mut TcpSender, ctx: &mut Ctx) {
     s.win.cnt = 0;
     s.recover = s.snd_max;
     s.in_recovery = true;
+    s.partial_seen = false;
     s.clear_episode_marks(true);
     let more = R::start_episode(s, ctx);
     s.restart_rto(ctx);
