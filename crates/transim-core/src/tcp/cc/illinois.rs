@@ -173,7 +173,8 @@ impl CongestionControl for Illinois {
 #[cfg(test)]
 mod tests {
     use super::{alpha_beta, Illinois};
-    use crate::tcp::cc::{CongestionControl, CwndUnit, Window};
+    use crate::tcp::cc::test_support::window;
+    use crate::tcp::cc::CongestionControl;
 
     #[test]
     fn alpha_max_returns_after_theta_quiet_rounds() {
@@ -192,18 +193,7 @@ mod tests {
         il.alpha = il.guard_alpha(10.0, true);
         assert_eq!(il.alpha, 10.0, "the fifth quiet round restores alpha max");
         assert_eq!(il.guard_alpha(10.0, true), 10.0);
-        let mut w = Window {
-            cwnd: 30_000,
-            ssthresh: 20_000,
-            mss: 1000,
-            unit: CwndUnit::Bytes,
-            cnt: 0,
-            max_cwnd: None,
-            ns2: false,
-            precision_reduce: false,
-            frac: 0.0,
-            frac_at: 0,
-        };
+        let mut w = window(30, 20);
         il.on_timeout(&mut w);
         assert_eq!(
             (il.alpha, il.beta),
