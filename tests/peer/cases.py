@@ -192,7 +192,15 @@ DIFFER: dict[tuple[str, str], tuple[int, float, str]] = {
         "2.94 to 3.54 Mb/s over three seeds, ns-3 3.66 (-3 %); its NewReno, whose per-ACK "
         "increase ignores the count, moves 1.90 -> 1.93 (-20 % before, 2.94 vs 3.66)",
     ),
-    ("shallow", "linux-reno"): (-1, 0.02, UNKNOWN + " (-3.8 %)"),
+    ("shallow", "linux-reno"): (
+        -1,
+        0.02,
+        "found, ns-3's, the same ProcessAck line as at 1 % loss (on leaving CA_RECOVERY "
+        "IncreaseWindow gets `(ackNumber - oldHeadSequence) / m_segmentSize` segments, about "
+        "one more segment per recovery for TcpLinuxReno's counter); with ~50 recoveries in "
+        "60 s on this path it shows: transim with that rule added goes from -3.8 % to -0.7 % "
+        "(54 recoveries, ns-3 56); NewReno, which ignores the count, agrees within 0.1 %",
+    ),
     ("long-rtt", "linux-reno"): (
         +1,
         0.02,
