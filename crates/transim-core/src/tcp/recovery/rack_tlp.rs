@@ -27,7 +27,7 @@
 //! control's reduction. transim's receivers send no D-SACK, so a retransmitted probe that was
 //! not needed is not recognised as such (RFC 8985 §7.4 reads the D-SACK) and also reduces.
 
-use super::rfc6675::{self, Next};
+use super::rfc6675::{self, Next, Rfc6675};
 use super::sack_flow::{self, retransmit};
 use super::{LossRecovery, Recovery, SackRecovery};
 use crate::net::TcpHeader;
@@ -115,7 +115,7 @@ impl SackRecovery for RackTlp {
     }
 
     fn dupack_counts(new_info: bool) -> bool {
-        new_info
+        Rfc6675::dupack_counts(new_info)
     }
 
     /// RACK replaces the duplicate-ACK count: a segment judged lost by time.

@@ -23,13 +23,22 @@ impl LossRecovery for Sack1 {
         on_ack::<Self>(s, p, ctx);
     }
 
+    /// Its packet count in recovery, else the bytes outstanding.
     #[inline]
     fn pipe(s: &TcpSender) -> u64 {
-        pipe(s)
+        if s.in_recovery {
+            s.sack.pipe.max(0) as u64 * s.win.mss as u64
+        } else {
+            s.flight()
+        }
     }
 
     fn pipe_segments(s: &TcpSender) -> f64 {
-        pipe_segments(s)
+        if s.in_recovery {
+            s.sack.pipe as f64
+        } else {
+            s.flight_segments() as f64
+        }
     }
 
     fn send(s: &mut TcpSender, ctx: &mut Ctx) {
@@ -42,9 +51,12 @@ impl LossRecovery for Sack1 {
 }
 
 impl SackRecovery for Sack1 {
+    /// A partial ACK takes two from pipe, before congestion control sees it.
     #[inline]
     fn on_cumulative(s: &mut TcpSender, ack: u64, _now: crate::sim::Time) {
-        on_cumulative(s, ack);
+        if s.in_recovery && ack < s.recover {
+            s.sack.pipe -= 2;
+        }
     }
 
     #[inline]
@@ -64,8 +76,18 @@ impl SackRecovery for Sack1 {
         start_episode::<Self>(s, ctx)
     }
 
+    /// The end of recovery. ns-2's Sack1 leaves cwnd_ at the halved window (with its fraction),
+    /// does not open it on this ACK, sets recover_ = 0 (the next three duplicate ACKs may start a
+    /// fast retransmit at once) and clears its scoreboard.
     fn exit(s: &mut TcpSender) {
-        exit(s);
+        let ns2 = s.win.ns2;
+        if !s.cc.owns_window() && !ns2 {
+            s.win.set_cwnd(s.win.ssthresh);
+        }
+        if ns2 {
+            s.recover = 0;
+        }
+        s.clear_episode_marks(false);
     }
 
     fn send_one(s: &mut TcpSender, ctx: &mut Ctx) -> bool {
@@ -82,33 +104,6 @@ pub(crate) fn on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mu
     }
 }
 
-/// Sack1's pipe in bytes: its packet count in recovery, else the bytes outstanding.
-#[inline]
-pub(crate) fn pipe(s: &TcpSender) -> u64 {
-    if s.in_recovery {
-        s.sack.pipe.max(0) as u64 * s.win.mss as u64
-    } else {
-        s.flight()
-    }
-}
-
-/// Sack1's pipe in segments (for the trace).
-pub(crate) fn pipe_segments(s: &TcpSender) -> f64 {
-    if s.in_recovery {
-        s.sack.pipe as f64
-    } else {
-        s.flight_segments() as f64
-    }
-}
-
-/// A partial ACK takes two from pipe, before congestion control sees it.
-#[inline]
-pub(crate) fn on_cumulative(s: &mut TcpSender, ack: u64) {
-    if s.in_recovery && ack < s.recover {
-        s.sack.pipe -= 2;
-    }
-}
-
 /// pipe = segments outstanding − DupThresh, then the first hole. ns-2 counts every segment
 /// sent (maxseq_ − highest_ack_, also during a go-back-N) and sends nothing more on this ACK.
 pub(crate) fn start_episode<R: SackRecovery>(s: &mut TcpSender, ctx: &mut Ctx) -> bool {
@@ -120,20 +115,6 @@ pub(crate) fn start_episode<R: SackRecovery>(s: &mut TcpSender, ctx: &mut Ctx) -
     s.sack.pipe = outstanding - s.cfg.dupthresh as i64;
     retransmit::<R>(s, 0, ctx);
     !s.win.ns2
-}
-
-/// The end of recovery. ns-2's Sack1 leaves cwnd_ at the halved window (with its fraction),
-/// does not open it on this ACK, sets recover_ = 0 (the next three duplicate ACKs may start a
-/// fast retransmit at once) and clears its scoreboard.
-pub(crate) fn exit(s: &mut TcpSender) {
-    let ns2 = s.win.ns2;
-    if !s.cc.owns_window() && !ns2 {
-        s.win.set_cwnd(s.win.ssthresh);
-    }
-    if ns2 {
-        s.recover = 0;
-    }
-    s.clear_episode_marks(false);
 }
 
 /// While pipe < cwnd: the next hole, else new data; each adds one to pipe.

@@ -2,9 +2,10 @@
 //! highest sequence sent at that moment; when a SACK's first block ends above that record
 //! while the hole is still unacknowledged, the retransmission was lost: the hole leaves pipe
 //! and is sent again at once, with no further window reduction (`sackplus_detect = "once"`
-//! limits this to one detection per hole and episode).
+//! limits this to one detection per hole and episode). Every other hook is Sack1's.
 
-use super::{sack1, sack_flow, LossRecovery, SackRecovery};
+use super::sack1::{self, Sack1};
+use super::{sack_flow, LossRecovery, SackRecovery};
 use crate::net::{SackBlocks, TcpHeader};
 use crate::sim::Time;
 use crate::tcp::sender::TcpSender;
@@ -20,11 +21,11 @@ impl LossRecovery for SackPlus {
 
     #[inline]
     fn pipe(s: &TcpSender) -> u64 {
-        sack1::pipe(s)
+        Sack1::pipe(s)
     }
 
     fn pipe_segments(s: &TcpSender) -> f64 {
-        sack1::pipe_segments(s)
+        Sack1::pipe_segments(s)
     }
 
     fn send(s: &mut TcpSender, ctx: &mut Ctx) {
@@ -32,7 +33,7 @@ impl LossRecovery for SackPlus {
     }
 
     fn on_timeout(s: &mut TcpSender) {
-        s.sack_on_timeout(false);
+        Sack1::on_timeout(s);
     }
 
     #[inline]
@@ -43,13 +44,13 @@ impl LossRecovery for SackPlus {
 
 impl SackRecovery for SackPlus {
     #[inline]
-    fn on_cumulative(s: &mut TcpSender, ack: u64, _now: Time) {
-        sack1::on_cumulative(s, ack);
+    fn on_cumulative(s: &mut TcpSender, ack: u64, now: Time) {
+        Sack1::on_cumulative(s, ack, now);
     }
 
     #[inline]
     fn on_duplicate_in_recovery(s: &mut TcpSender) {
-        s.sack.pipe -= 1;
+        Sack1::on_duplicate_in_recovery(s);
     }
 
     #[inline]
@@ -57,12 +58,12 @@ impl SackRecovery for SackPlus {
         detect_lost_retransmissions(s, &p.sack, p.ack);
     }
 
-    fn dupack_counts(_new_info: bool) -> bool {
-        true
+    fn dupack_counts(new_info: bool) -> bool {
+        Sack1::dupack_counts(new_info)
     }
 
-    fn should_enter(s: &mut TcpSender, counts: bool, _ctx: &mut Ctx) -> bool {
-        s.dupacks == s.cfg.dupthresh && counts
+    fn should_enter(s: &mut TcpSender, counts: bool, ctx: &mut Ctx) -> bool {
+        Sack1::should_enter(s, counts, ctx)
     }
 
     fn start_episode(s: &mut TcpSender, ctx: &mut Ctx) -> bool {
@@ -70,7 +71,7 @@ impl SackRecovery for SackPlus {
     }
 
     fn exit(s: &mut TcpSender) {
-        sack1::exit(s);
+        Sack1::exit(s);
     }
 
     fn send_one(s: &mut TcpSender, ctx: &mut Ctx) -> bool {
