@@ -18,5 +18,5 @@ echo "== cargo test (release: the statistical tests simulate many packets)"
 cargo test --workspace --release --quiet
 echo "== ruff"
 "$VPY" -m ruff check python tests
-echo "== pytest"
-"$VPY" -m pytest -q tests
+echo "== pytest (one worker per core: pytest-xdist)"
+"$VPY" -m pytest -q -n auto --dist worksteal tests
