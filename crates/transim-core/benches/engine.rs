@@ -122,6 +122,29 @@ fn main() {
         fat_tree_permutation(filter.get(1).and_then(|a| a.parse().ok()).unwrap_or(0.02));
         return;
     }
+    // Parse, build, run and results timed apart: `cargo bench -p transim-core --bench engine
+    // -- stages b1 b2 b3`.
+    if filter
+        .first()
+        .is_some_and(|f| f.eq_ignore_ascii_case("stages"))
+    {
+        for name in &filter[1..] {
+            let text = std::fs::read_to_string(dir.join(format!("{}.toml", name.to_lowercase())))
+                .expect("benchmark file");
+            let doc: toml::Value = toml::from_str(&text).expect("valid TOML");
+            let s = staged(serde_json::to_value(doc).expect("TOML to JSON"));
+            println!(
+                "{name}: parse {:.6} s, build {:.6} s, run {:.6} s ({:.0} ns/packet, {:.0} ns/packet-hop), results {:.6} s",
+                s.parse,
+                s.build,
+                s.run,
+                s.run / s.packets as f64 * 1e9,
+                s.run / s.hops as f64 * 1e9,
+                s.collect,
+            );
+        }
+        return;
+    }
     if filter.first().is_some_and(|f| f.eq_ignore_ascii_case("b4")) {
         let counts: Vec<usize> = filter[1..].iter().filter_map(|a| a.parse().ok()).collect();
         let default = [1, 10, 100, 1_000, 10_000, 100_000];

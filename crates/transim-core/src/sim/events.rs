@@ -39,10 +39,21 @@ pub enum Event {
 /// A transport's own name for one of its timers.
 pub type TimerId = u16;
 
+/// An event's place in the order: its time in the high 64 bits, its insertion sequence
+/// number in the low 64, so that one 128-bit comparison orders by (time, sequence).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Key {
-    time: Time,
-    seq: u64,
+struct Key(u128);
+
+impl Key {
+    #[inline(always)]
+    fn new(time: Time, seq: u64) -> Key {
+        Key(((time as u128) << 64) | seq as u128)
+    }
+
+    #[inline(always)]
+    fn time(self) -> Time {
+        (self.0 >> 64) as Time
+    }
 }
 
 /// A 4-ary min-heap of entries: half the levels of a binary heap, and a node's four children
@@ -69,7 +80,7 @@ impl QuadHeap {
         self.v.first()
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: Entry) {
         let mut i = self.v.len();
         self.v.push(e);
@@ -84,6 +95,10 @@ impl QuadHeap {
         self.v[i] = e;
     }
 
+    /// Take the minimum out. Bottom-up: the hole left at the root first descends to a leaf
+    /// along the smaller children (three comparisons per level, none against the moved
+    /// entry), then the last entry rises from there, which it rarely does far since it came
+    /// from the bottom.
     #[inline]
     fn pop(&mut self) -> Option<Entry> {
         let last = self.v.pop()?;
@@ -95,21 +110,32 @@ impl QuadHeap {
         let mut i = 0;
         loop {
             let first = 4 * i + 1;
-            if first >= n {
-                break;
-            }
-            let end = (first + 4).min(n);
-            let mut c = first;
-            for k in first + 1..end {
-                if self.v[k].0 < self.v[c].0 {
-                    c = k;
+            let c = if first + 4 <= n {
+                let k = &self.v[first..first + 4];
+                let a = if k[1].0 < k[0].0 { 1 } else { 0 };
+                let b = if k[3].0 < k[2].0 { 3 } else { 2 };
+                first + if k[b].0 < k[a].0 { b } else { a }
+            } else if first < n {
+                let mut c = first;
+                for k in first + 1..n {
+                    if self.v[k].0 < self.v[c].0 {
+                        c = k;
+                    }
                 }
-            }
-            if last.0 <= self.v[c].0 {
+                c
+            } else {
                 break;
-            }
+            };
             self.v[i] = self.v[c];
             i = c;
+        }
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            if self.v[parent].0 <= last.0 {
+                break;
+            }
+            self.v[i] = self.v[parent];
+            i = parent;
         }
         self.v[i] = last;
         Some(top)
@@ -193,12 +219,9 @@ impl EventQueue {
     }
 
     /// Schedule `ev` at absolute time `time`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, ev: Event) {
-        let key = Key {
-            time,
-            seq: self.next_seq,
-        };
+        let key = Key::new(time, self.next_seq);
         self.next_seq += 1;
         self.insert(Entry(key, EventSlot(ev)));
     }
@@ -206,7 +229,7 @@ impl EventQueue {
     /// File an entry where its time belongs: the heap, a wheel slot or the overflow.
     #[inline(always)]
     fn insert(&mut self, e: Entry) {
-        if e.0.time < self.horizon {
+        if e.0.time() < self.horizon {
             self.heap.push(e);
         } else {
             self.insert_later(e);
@@ -216,7 +239,7 @@ impl EventQueue {
     /// File an entry beyond the horizon: a wheel slot or the overflow.
     #[inline(never)]
     fn insert_later(&mut self, e: Entry) {
-        let t = e.0.time;
+        let t = e.0.time();
         if (t >> SLOT_BITS) < (self.horizon >> SLOT_BITS) + SLOTS {
             let slot = ((t >> SLOT_BITS) % SLOTS) as usize;
             let i = if self.free != NIL {
@@ -249,7 +272,7 @@ impl EventQueue {
                 cur + self.empty_slots_from(cur)
             } else {
                 let Reverse(Entry(k, _)) = self.far.peek().expect("non-empty");
-                cur.max(k.time >> SLOT_BITS)
+                cur.max(k.time() >> SLOT_BITS)
             };
             let slot = (target % SLOTS) as usize;
             let mut i = std::mem::replace(&mut self.wheel[slot], NIL);
@@ -267,7 +290,7 @@ impl EventQueue {
             }
             // The wheel now reaches one slot further: take what the overflow has there.
             while let Some(&Reverse(e)) = self.far.peek() {
-                if (e.0.time >> SLOT_BITS) >= (self.horizon >> SLOT_BITS) + SLOTS {
+                if (e.0.time() >> SLOT_BITS) >= (self.horizon >> SLOT_BITS) + SLOTS {
                     break;
                 }
                 self.far.pop();
@@ -304,7 +327,7 @@ impl EventQueue {
         }
         self.heap.pop().map(|Entry(k, e)| {
             self.popped += 1;
-            (k.time, e.0)
+            (k.time(), e.0)
         })
     }
 
@@ -314,7 +337,7 @@ impl EventQueue {
         if self.heap.is_empty() {
             self.refill();
         }
-        self.heap.peek().map(|Entry(k, _)| k.time)
+        self.heap.peek().map(|Entry(k, _)| k.time())
     }
 
     /// Number of pending events.
