@@ -189,7 +189,7 @@ impl Routes {
     }
 
     /// The link direction `flow`'s packet for `dst` takes at `node`, or [`NO_ROUTE`].
-    #[inline]
+    #[inline(always)]
     pub fn next(&self, node: u32, dst: u32, flow: u32) -> u32 {
         if !self.fixed.is_empty() {
             if let Ok(i) = self.fixed.binary_search_by_key(&(node, dst), |e| e.0) {
