@@ -1,7 +1,8 @@
 //! The pending-event set, ordered by (time, insertion sequence), so events at the same instant
 //! run in the order they were scheduled — a deterministic tie-break.
 //!
-//! Near events live in a binary min-heap; events beyond the current ~4 ms slot wait in a
+//! Near events live in a 4-ary min-heap (bottom-up pops, one 128-bit key comparison per
+//! child); events beyond the current ~4 ms slot wait in a
 //! timing wheel of 4,096 slots (~17 s), and anything later in an overflow heap; the search
 //! for the next slot with events skips empty ones through a bitmap. A slot's
 //! events join the heap (keeping their sequence numbers) before any event at or after its
