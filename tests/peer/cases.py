@@ -210,6 +210,10 @@ DIFFER: dict[tuple[str, str], tuple[int, float, str]] = {
         0.02,
         UNKNOWN + " (+3.3 %; ns-3 times out once, one RTO after the first partial ACK: it "
         "retransmits the last holes of the slow-start loss only when SACKs mark them lost, "
-        "0.66 s later, and their ACKs come after the timer; transim's recovery ends first)",
+        "0.66 s later, and their ACKs come after the timer; transim's recovery ends first. "
+        "Not ns-3's missing rescue retransmission (TcpTxBuffer::NextSeg implements RFC 6675 "
+        "rules 1-3 only: 'We choose to not respect the SHOULD'): without transim's rule 4 the "
+        "run is the same. transim's IsLost marks the two holes lost as the duplicate ACKs "
+        "end; ns-3's UpdateLostCount does not yet)",
     ),
 }
