@@ -53,14 +53,16 @@ ILLINOIS = (
     "segments never applies; and the delays are smoothed RTTs in whole milliseconds (" + SRTT + ")"
 )
 HTCP = (
-    "partly found, in ns-3's TcpHtcp: CongestionAvoidance adds "
-    "((mss * mss) + (cWnd * m_alpha)) / cWnd bytes per ACK, Reno's mss^2/cwnd plus alpha "
-    "*bytes*, so its increase never grows with the time since the last loss (H-TCP's "
-    "alpha(Delta); on the clean path transim's grows and overflows the queue 403 times to "
-    "ns-3's 100); UpdateBeta tests `diff / m_lastThroughput <= m_throughputRatio` in integer "
-    "arithmetic, so it keeps RTT_min/RTT_max (unclamped, from smoothed RTTs) after any rise "
-    "below 100 % and backs off by 1/2 after any fall; how much each explains at 1 % loss "
-    "and in the short queue is " + UNKNOWN
+    "found on the short queue, partly at 1 % loss, in ns-3's TcpHtcp: CongestionAvoidance "
+    "adds ((mss * mss) + (cWnd * m_alpha)) / cWnd bytes per ACK, whatever segmentsAcked is "
+    "(half Reno's increase with delayed ACKs) plus alpha *bytes*, so its increase never grows "
+    "with the time since the last loss (H-TCP's alpha(Delta); on the clean path transim's "
+    "grows and overflows the queue 403 times to ns-3's 100); UpdateBeta tests `diff / "
+    "m_lastThroughput <= m_throughputRatio` in integer arithmetic, so it keeps "
+    "RTT_min/RTT_max (unclamped, from smoothed RTTs) after any rise below 100 % and backs off "
+    "by 1/2 after any fall; GetSsThresh takes beta of bytesInFlight. A scratch transim with "
+    "these rules: shallow +14.5 % -> 0.0 % (seed 1); 1 % loss +61 % -> +22 % over seeds 1-3 "
+    "(NewReno's own gap on those seeds: +9 %); the rest at 1 % loss " + UNKNOWN
 )
 
 #: (path, cc) -> goodput tolerance for pairs that agree.
