@@ -12,7 +12,7 @@ pub use routes::{Routes, NO_ROUTE};
 use crate::net::atm::layer::AtmNet;
 use crate::net::host::Processor;
 use crate::net::Header;
-use crate::net::{DropCause, Link, Packet};
+use crate::net::{DropCause, Link, Packet, PacketStore};
 use crate::sim::events::{Event, EventQueue};
 use crate::sim::Time;
 use crate::trace::pcap::{node_ip, PcapSet};
@@ -137,6 +137,8 @@ pub struct Simulation {
     /// Per node, the processor its endpoints' packets pass before the network (when the
     /// scenario gives hosts a processing time).
     pub processors: Vec<Option<Processor>>,
+    /// The packets links carry (their delay lines hold slots in it).
+    store: PacketStore,
     /// Packet capture files, while the run writes them.
     pcap: Option<Box<PcapSet>>,
     pcap_error: Option<String>,
@@ -172,6 +174,7 @@ impl Simulation {
             stopped_at: None,
             atm: None,
             processors: Vec::new(),
+            store: PacketStore::new(),
             pcap: None,
             pcap_error: None,
             out: Vec::with_capacity(64),
@@ -316,7 +319,7 @@ impl Simulation {
                 // The order of everything is unchanged (ties still go through the heap).
                 loop {
                     let link = &mut self.links[l as usize];
-                    let p = link.take_arrival(self.now);
+                    let p = link.take_arrival(self.now, &mut self.store);
                     let to = link.to;
                     if let Some(cause) = p.lost {
                         self.count_drop(&p, cause, l);
@@ -340,7 +343,12 @@ impl Simulation {
             }
             Event::LinkTxDone(l) => {
                 let link = &mut self.links[l as usize];
-                link.tx_done(self.now, &mut self.events, &mut self.dropped);
+                link.tx_done(
+                    self.now,
+                    &mut self.events,
+                    &mut self.dropped,
+                    &mut self.store,
+                );
                 if link.tap() && !link.tapped.is_empty() {
                     self.capture(l);
                 }
@@ -409,7 +417,13 @@ impl Simulation {
     #[inline(always)]
     fn enqueue_on(&mut self, l: u32, p: &Packet) {
         let link = &mut self.links[l as usize];
-        link.enqueue(self.now, p, &mut self.events, &mut self.dropped);
+        link.enqueue(
+            self.now,
+            p,
+            &mut self.events,
+            &mut self.dropped,
+            &mut self.store,
+        );
         if link.tap() && !link.tapped.is_empty() {
             self.capture(l);
         }
@@ -505,7 +519,7 @@ impl Simulation {
         let mut in_flight = vec![0u64; self.flows.len()];
         let mut cells_inside = vec![0u64; 2 * self.flows.len()];
         for l in &self.links {
-            l.for_each_inside(&mut |p| match p.hdr {
+            l.for_each_inside(&self.store, &mut |p| match p.hdr {
                 Header::Cell(_) => cells_inside[AtmNet::index(p.flow, p.from_sender) as usize] += 1,
                 _ => in_flight[p.flow as usize] += 1,
             });

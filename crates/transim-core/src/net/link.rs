@@ -5,7 +5,8 @@
 //! (`max(now, busy_until) + size/rate`), so the link keeps every accepted packet in one FIFO
 //! delay line ordered by arrival time at the far end and schedules an event only for its head.
 //! Each packet therefore costs one event per hop, and the number of pending events grows with
-//! the number of busy links, not with the packets in flight.
+//! the number of busy links, not with the packets in flight. The line holds each packet's
+//! slot in the simulation's [`PacketStore`], not the packet.
 //!
 //! A link with a scheduler ([`Sched`]: fair queueing, ACK filtering) cannot know departures in
 //! advance: it transmits one packet at a time and picks the next when the line is free (one
@@ -18,6 +19,7 @@ use super::atm::layer::AtmNet;
 use super::atm::port::CellPort;
 use super::loss::{DropCause, LossModel, ScriptedDrops};
 use super::qdisc::{Sched, Scheduler};
+use super::store::PacketStore;
 use super::Header;
 use super::Packet;
 use crate::sim::events::{Event, EventQueue};
@@ -61,11 +63,12 @@ pub struct LinkStats {
     pub drops: [u64; DropCause::COUNT],
 }
 
-/// A packet accepted by the link, with the time it reaches the far end.
+/// A packet accepted by the link: the time it reaches the far end and its slot in the
+/// [`PacketStore`].
 #[derive(Clone, Copy, Debug)]
 struct InFlight {
     arrive: Time,
-    packet: Packet,
+    slot: u32,
 }
 
 /// One direction of a link.
@@ -375,14 +378,15 @@ impl Link {
         p: &Packet,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
+        store: &mut PacketStore,
     ) {
         self.advance(now);
         self.stats.packets_in += 1;
         self.stats.bytes_in += p.wire as u64;
         if self.port.is_some() || self.before_queue || self.scheduled {
-            self.enqueue_special(now, *p, events, dropped);
+            self.enqueue_special(now, *p, events, dropped, store);
         } else {
-            self.enqueue_fifo(now, p, events, dropped);
+            self.enqueue_fifo(now, p, events, dropped, store);
         }
     }
 
@@ -394,6 +398,7 @@ impl Link {
         mut p: Packet,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
+        store: &mut PacketStore,
     ) {
         if self.port.is_some() && !self.port_admits(now, &mut p, dropped) {
             return;
@@ -405,11 +410,11 @@ impl Link {
             self.enqueue_scheduled(now, p, events, dropped);
             return;
         }
-        self.enqueue_fifo(now, &p, events, dropped);
+        self.enqueue_fifo(now, &p, events, dropped, store);
     }
 
     /// The drop-tail FIFO: admit or drop, then put the packet on the line with its arrival
-    /// time. The packet is copied once, into the line.
+    /// time. The packet is copied once, into the store.
     #[inline(always)]
     fn enqueue_fifo(
         &mut self,
@@ -417,6 +422,7 @@ impl Link {
         p: &Packet,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
+        store: &mut PacketStore,
     ) {
         let size = p.wire + self.overhead;
         let busy = self.busy_until > now;
@@ -451,10 +457,8 @@ impl Link {
         if self.line.is_empty() {
             events.push(arrive, Event::LinkArrival(self.id));
         }
-        self.line.push_back(InFlight {
-            arrive,
-            packet: Packet { lost, ..*p },
-        });
+        let slot = store.put(Packet { lost, ..*p });
+        self.line.push_back(InFlight { arrive, slot });
     }
 
     /// A FIFO transmission starting at `start` on a link with a scripted drop on the wire,
@@ -527,11 +531,18 @@ impl Link {
     }
 
     #[inline(always)]
-    fn put_on_line(&mut self, arrive: Time, p: Packet, events: &mut EventQueue) {
+    fn put_on_line(
+        &mut self,
+        arrive: Time,
+        p: Packet,
+        events: &mut EventQueue,
+        store: &mut PacketStore,
+    ) {
         if self.line.is_empty() {
             events.push(arrive, Event::LinkArrival(self.id));
         }
-        self.line.push_back(InFlight { arrive, packet: p });
+        let slot = store.put(p);
+        self.line.push_back(InFlight { arrive, slot });
     }
 
     /// The rarely used work when a transmission starts: lose the packet if the link is
@@ -598,13 +609,14 @@ impl Link {
         now: Time,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
+        store: &mut PacketStore,
     ) {
         self.advance(now);
         let p = self
             .current
             .take()
             .expect("transmission end without a packet");
-        self.put_on_line(now + self.delay, p, events);
+        self.put_on_line(now + self.delay, p, events, store);
         let before = dropped.len();
         let next = self
             .sched
@@ -632,8 +644,13 @@ impl Link {
     /// The head packet reaches the far end at `now`; schedules the next head. The caller
     /// discards the packet if it is marked lost.
     #[inline]
-    pub fn pop_arrival(&mut self, now: Time, events: &mut EventQueue) -> Packet {
-        let p = self.take_arrival(now);
+    pub fn pop_arrival(
+        &mut self,
+        now: Time,
+        events: &mut EventQueue,
+        store: &mut PacketStore,
+    ) -> Packet {
+        let p = self.take_arrival(now, store);
         if let Some(t) = self.next_arrival() {
             events.push(t, Event::LinkArrival(self.id));
         }
@@ -649,25 +666,26 @@ impl Link {
     /// The head packet reaches the far end at `now`; the caller schedules (or handles at
     /// once) the next head's arrival.
     #[inline]
-    pub fn take_arrival(&mut self, now: Time) -> Packet {
+    pub fn take_arrival(&mut self, now: Time, store: &mut PacketStore) -> Packet {
         let head = self
             .line
             .pop_front()
             .expect("arrival event without a packet");
         debug_assert_eq!(head.arrive, now);
-        match head.packet.lost {
+        let packet = store.take(head.slot);
+        match packet.lost {
             Some(cause) => self.stats.drops[cause.index()] += 1,
             None => {
                 self.stats.packets_out += 1;
-                self.stats.bytes_out += head.packet.wire as u64;
+                self.stats.bytes_out += packet.wire as u64;
             }
         }
-        head.packet
+        packet
     }
 
     /// Every packet inside the link: waiting, being transmitted, or propagating.
-    pub fn for_each_inside(&self, f: &mut dyn FnMut(&Packet)) {
-        self.line.iter().for_each(|x| f(&x.packet));
+    pub fn for_each_inside(&self, store: &PacketStore, f: &mut dyn FnMut(&Packet)) {
+        self.line.iter().for_each(|x| f(store.get(x.slot)));
         if let Some(p) = &self.current {
             f(p);
         }
@@ -718,14 +736,15 @@ mod tests {
     fn back_to_back_packets_arrive_one_serialisation_apart() {
         let mut l = link(QueueLimit::Packets(10));
         let mut ev = EventQueue::new();
+        let mut st = PacketStore::new();
         for _ in 0..3 {
-            l.enqueue(0, &pkt(1000), &mut ev, &mut vec![]);
+            l.enqueue(0, &pkt(1000), &mut ev, &mut vec![], &mut st);
         }
         // First arrival at 1 ms serialisation + 10 ms delay; only the head is scheduled.
         assert_eq!(ev.len(), 1);
         let (t, _) = ev.pop().unwrap();
         assert_eq!(t, 11 * MILLISECOND);
-        l.pop_arrival(t, &mut ev);
+        l.pop_arrival(t, &mut ev, &mut st);
         let (t2, _) = ev.pop().unwrap();
         assert_eq!(t2, 12 * MILLISECOND);
     }
@@ -734,15 +753,16 @@ mod tests {
     fn drop_tail_counts_waiting_packets_only() {
         let mut l = link(QueueLimit::Packets(2));
         let mut ev = EventQueue::new();
+        let mut st = PacketStore::new();
         // One in service + two waiting fit; the fourth is dropped.
         for i in 0..4 {
             let mut dropped = vec![];
-            l.enqueue(0, &pkt(1000), &mut ev, &mut dropped);
+            l.enqueue(0, &pkt(1000), &mut ev, &mut dropped, &mut st);
             assert_eq!(!dropped.is_empty(), i == 3, "packet {i}");
         }
         // After the first two have started transmission there is room again.
         let mut dropped = vec![];
-        l.enqueue(1_000_001, &pkt(1000), &mut ev, &mut dropped);
+        l.enqueue(1_000_001, &pkt(1000), &mut ev, &mut dropped, &mut st);
         assert!(dropped.is_empty());
         assert_eq!(l.stats.drops[DropCause::Queue.index()], 1);
     }
@@ -751,9 +771,10 @@ mod tests {
     fn byte_limited_queue() {
         let mut l = link(QueueLimit::Bytes(1500));
         let mut ev = EventQueue::new();
+        let mut st = PacketStore::new();
         let mut offer = |size| {
             let mut dropped = vec![];
-            l.enqueue(0, &pkt(size), &mut ev, &mut dropped);
+            l.enqueue(0, &pkt(size), &mut ev, &mut dropped, &mut st);
             dropped.is_empty()
         };
         assert!(offer(1000)); // in service
@@ -766,9 +787,10 @@ mod tests {
     fn utilisation_and_mean_queue() {
         let mut l = link(QueueLimit::Packets(100));
         let mut ev = EventQueue::new();
+        let mut st = PacketStore::new();
         // Two packets at t=0: the second waits 1 ms.
-        l.enqueue(0, &pkt(1000), &mut ev, &mut vec![]);
-        l.enqueue(0, &pkt(1000), &mut ev, &mut vec![]);
+        l.enqueue(0, &pkt(1000), &mut ev, &mut vec![], &mut st);
+        l.enqueue(0, &pkt(1000), &mut ev, &mut vec![], &mut st);
         l.finish(SECOND);
         assert_eq!(l.stats.busy_ns, 2 * MILLISECOND);
         assert_eq!(l.stats.queue_area, MILLISECOND as u128);

@@ -8,8 +8,10 @@ pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod qdisc;
+pub mod store;
 
 pub use header::{CellHeader, DatagramHeader, Header, SackBlocks, SctpHeader, TcpHeader};
 pub use link::{Link, LinkStats, QueueLimit};
 pub use loss::{DropCause, LossModel, ScriptedDrops};
 pub use packet::{Ecn, Packet};
+pub use store::PacketStore;
