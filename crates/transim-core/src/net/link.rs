@@ -97,9 +97,7 @@ pub struct Link {
     /// Serialisation times of the two most recent packet sizes (data and ACKs, typically).
     tx_sizes: [u32; 2],
     tx_times: [Time; 2],
-    // -- third and fourth cache lines
-    /// Queue limit.
-    pub limit: QueueLimit,
+    // -- third cache line: the flags, the framing and the counters every packet updates
     /// Bytes of framing added to every packet on this link (counted for serialisation only).
     pub overhead: u32,
     /// Some check runs before the queue (ns-2's limit, a scripted drop at the enqueue).
@@ -118,11 +116,15 @@ pub struct Link {
     /// ns-2's DropTail rule: the arriving packet counts against the limit, so a limit of L
     /// admits L − 1 waiting packets (and a limit of 1 none, even on an idle link).
     ns2_limit: bool,
-    /// An ATM switch's output port: the cell discipline deciding admission.
-    pub port: Option<Box<CellPort>>,
-    /// Counters.
+    /// Counters (16-byte aligned: the first five, which every packet updates, share the
+    /// third cache line with the flags; the queue integrals start the fourth).
     pub stats: LinkStats,
-    // -- colder: the loss process, the rate (serialisation-cache misses only) and the rest
+    // -- colder: what only a busy queue, a cell link, a loss process or a serialisation-cache
+    // miss reads
+    /// Queue limit.
+    pub limit: QueueLimit,
+    /// An ATM switch's output port: the cell discipline deciding admission (cell links only).
+    pub port: Option<Box<CellPort>>,
     /// Random loss process.
     loss: LossModel,
     /// Rate in bit/s.
@@ -383,7 +385,9 @@ impl Link {
         self.advance(now);
         self.stats.packets_in += 1;
         self.stats.bytes_in += p.wire as u64;
-        if self.port.is_some() || self.before_queue || self.scheduled {
+        // (Ports exist on cell links only: `cells` stands in for `port.is_some()` here, so the
+        // fast path reads no cold field.)
+        if self.cells || self.before_queue || self.scheduled {
             self.enqueue_special(now, *p, events, dropped, store);
         } else {
             self.enqueue_fifo(now, p, events, dropped, store);
@@ -730,6 +734,27 @@ mod tests {
             wire,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn an_idle_fifo_hop_reads_three_cache_lines() {
+        use std::mem::offset_of;
+        // Line 1: the queue's timing; line 2: the delay line and serialisation cache.
+        assert!(offset_of!(Link, to) < 64 && offset_of!(Link, waiting) < 64);
+        assert!(offset_of!(Link, line) >= 64 && offset_of!(Link, tx_times) + 16 <= 128);
+        // Line 3: the flags, the framing and the five per-packet counters.
+        for flag in [
+            offset_of!(Link, cells),
+            offset_of!(Link, before_queue),
+            offset_of!(Link, scheduled),
+            offset_of!(Link, rare),
+            offset_of!(Link, lossy),
+            offset_of!(Link, overhead),
+        ] {
+            assert!((128..192).contains(&flag));
+        }
+        let counters = offset_of!(Link, stats) + offset_of!(LinkStats, busy_ns) + 8;
+        assert!(offset_of!(Link, stats) >= 128 && counters <= 192);
     }
 
     #[test]

@@ -10,10 +10,16 @@
 
 use super::Packet;
 
+/// One slot, aligned to cache lines so that a packet (112 bytes) spans two lines, never
+/// three.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
+struct Slot(Packet);
+
 /// A slab of packets with a last-in, first-out free list.
 #[derive(Debug, Default)]
 pub struct PacketStore {
-    slots: Vec<Packet>,
+    slots: Vec<Slot>,
     free: Vec<u32>,
 }
 
@@ -28,11 +34,11 @@ impl PacketStore {
     pub fn put(&mut self, p: Packet) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = p;
+                self.slots[i as usize] = Slot(p);
                 i
             }
             None => {
-                self.slots.push(p);
+                self.slots.push(Slot(p));
                 (self.slots.len() - 1) as u32
             }
         }
@@ -42,13 +48,13 @@ impl PacketStore {
     #[inline(always)]
     pub fn take(&mut self, i: u32) -> Packet {
         self.free.push(i);
-        self.slots[i as usize]
+        self.slots[i as usize].0
     }
 
     /// The packet in slot `i`.
     #[inline]
     pub fn get(&self, i: u32) -> &Packet {
-        &self.slots[i as usize]
+        &self.slots[i as usize].0
     }
 
     /// Packets held.
