@@ -677,6 +677,9 @@ impl Link {
             .expect("arrival event without a packet");
         debug_assert_eq!(head.arrive, now);
         let packet = store.take(head.slot);
+        if let Some(next) = self.line.front() {
+            store.prefetch(next.slot);
+        }
         match packet.lost {
             Some(cause) => self.stats.drops[cause.index()] += 1,
             None => {

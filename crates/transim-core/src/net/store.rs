@@ -51,6 +51,27 @@ impl PacketStore {
         self.slots[i as usize].0
     }
 
+    /// Ask the CPU to bring slot `i` into the cache: the link whose line it heads will
+    /// hand it over next, typically after thousands of other packets' work, and a random slot
+    /// (unlike the old delay-line buffers, read in order) is not something the hardware
+    /// prefetcher predicts.
+    #[inline(always)]
+    pub fn prefetch(&self, i: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(slot) = self.slots.get(i as usize) {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
+            let p = slot as *const Slot as *const i8;
+            // SAFETY: a prefetch is only a hint: it never faults, whatever the address, and
+            // changes nothing the program can observe. `p` and `p + 64` lie inside `slot`.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T1>(p);
+                _mm_prefetch::<_MM_HINT_T1>(p.add(64));
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
+    }
+
     /// The packet in slot `i`.
     #[inline]
     pub fn get(&self, i: u32) -> &Packet {
