@@ -57,19 +57,9 @@ impl PacketStore {
     /// prefetcher predicts.
     #[inline(always)]
     pub fn prefetch(&self, i: u32) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(slot) = self.slots.get(i as usize) {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-            let p = slot as *const Slot as *const i8;
-            // SAFETY: a prefetch is only a hint: it never faults, whatever the address, and
-            // changes nothing the program can observe. `p` and `p + 64` lie inside `slot`.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T1>(p);
-                _mm_prefetch::<_MM_HINT_T1>(p.add(64));
-            }
+            crate::sim::prefetch::prefetch(slot, 2);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
     }
 
     /// The packet in slot `i`.
