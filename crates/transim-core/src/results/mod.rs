@@ -10,31 +10,9 @@ use crate::sim::{secs, Time};
 use crate::trace::PacketTrace;
 use crate::transport::{Detail, FlowFacts, Series};
 use serde::Serialize;
-use std::collections::BTreeMap;
 
-/// Drops by cause.
-pub type Drops = BTreeMap<&'static str, u64>;
-
-/// Which drop causes a run reports: the ATM causes only in runs with ATM links, the AQM
-/// cause only in runs with an active queue manager.
-#[derive(Clone, Copy)]
-struct Causes {
-    atm: bool,
-    aqm: bool,
-}
-
-/// Drops by cause, those of `causes`.
-fn drops(a: &[u64; DropCause::COUNT], causes: Causes) -> Drops {
-    DropCause::ALL
-        .iter()
-        .filter(|c| match c {
-            DropCause::Epd | DropCause::Ppd | DropCause::Cells => causes.atm,
-            DropCause::Aqm => causes.aqm,
-            _ => true,
-        })
-        .map(|c| (c.name(), a[c.index()]))
-        .collect()
-}
+mod drops;
+pub use drops::{Causes, Drops};
 
 /// Summary of one flow: the engine's books, and the transport's own results beside them
 /// (flattened into the same JSON object; typed access through `detail`, e.g. `detail.tcp()`).
@@ -199,8 +177,8 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             start: secs(f.start),
             packets_sent: f.injected,
             packets_delivered: f.delivered,
-            drops: drops(&f.drops, causes),
-            data_drops: drops(&f.data_drops, causes),
+            drops: Drops::new(&f.drops, causes),
+            data_drops: Drops::new(&f.data_drops, causes),
             data_packets_dropped,
             atm: sim.atm.as_ref().and_then(|a| a.result(fi, end)),
             detail: f.transport.results(&facts),
@@ -246,7 +224,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
                 utilisation: st.busy_ns as f64 / end.max(1) as f64,
                 packets_in: st.packets_in,
                 packets_out: st.packets_out,
-                drops: drops(&st.drops, causes),
+                drops: Drops::new(&st.drops, causes),
                 mean_queue_packets: st.queue_area as f64 / 1e9 / dur,
                 max_queue_packets: st.queue_max,
                 mean_queue_bytes: st.queue_byte_area as f64 / 1e9 / dur,
