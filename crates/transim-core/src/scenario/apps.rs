@@ -22,7 +22,7 @@ fn only(app: &AppSpec, path: &str, kind: &str, allowed: &[&str]) -> Result<(), S
             let unit: Option<()> = Some(());
             forbid(
                 &unit,
-                &format!("{path}.{name}"),
+                format!("{path}.{name}"),
                 &format!("for a {kind} application"),
             )?;
         }

@@ -81,10 +81,10 @@ impl Net {
     fn add_direction(&mut self, from: u32, to: u32, d: DirParams, seed: u64) {
         let id = self.links.len() as u32;
         let name = format!("{}->{}", self.names[from as usize], self.names[to as usize]);
-        let rng = Rng::stream(seed, &format!("loss/{name}"));
+        let rng = Rng::stream_joined(seed, &["loss/", &name]);
         let mut d = d;
         if let Some(s) = d.sched.as_mut() {
-            s.reseed(Rng::stream(seed, &format!("aqm/{name}")));
+            s.reseed(Rng::stream_joined(seed, &["aqm/", &name]));
         }
         let mut link = Link::new(
             id, from, to, d.rate, d.delay, d.queue, d.loss, d.script, d.overhead, rng, d.sched,
@@ -107,18 +107,8 @@ impl Net {
         seed: u64,
         nflows: usize,
     ) -> Result<(), ScenarioError> {
-        let fwd = direction(
-            spec,
-            spec.forward.as_ref(),
-            &format!("{path}.forward"),
-            nflows,
-        )?;
-        let rev = direction(
-            spec,
-            spec.reverse.as_ref(),
-            &format!("{path}.reverse"),
-            nflows,
-        )?;
+        let fwd = direction(spec, spec.forward.as_ref(), path, "forward", nflows)?;
+        let rev = direction(spec, spec.reverse.as_ref(), path, "reverse", nflows)?;
         self.add_direction(a, b, fwd, seed);
         self.add_direction(b, a, rev, seed);
         if let Some(down) = &spec.down {
@@ -141,16 +131,21 @@ impl Net {
     }
 }
 
+/// One direction's parameters from the link's `spec` and its `side` ("forward" or
+/// "reverse") at `link_path`. Field paths for errors are formatted only when needed: a
+/// many-flow topology builds hundreds of thousands of directions.
 fn direction(
     spec: &LinkSpec,
     dir: Option<&DirectionSpec>,
-    path: &str,
+    link_path: &str,
+    side: &str,
     nflows: usize,
 ) -> Result<DirParams, ScenarioError> {
     let empty = DirectionSpec::default();
     let d = dir.unwrap_or(&empty);
+    let path = || format!("{link_path}.{side}");
     let loss = match &d.loss {
-        Some(l) => loss_model(l, &format!("{path}.loss"))?,
+        Some(l) => loss_model(l, &format!("{}.loss", path()))?,
         None => LossModel::None,
     };
     let mut script = ScriptedDrops::default();
@@ -158,7 +153,7 @@ fn direction(
         for (i, &n) in s.packets.iter().enumerate() {
             if n == 0 {
                 return Err(ScenarioError::new(
-                    format!("{path}.drops.packets[{i}]"),
+                    format!("{}.drops.packets[{i}]", path()),
                     "got 0; expected a 1-based packet number",
                 ));
             }
@@ -166,7 +161,7 @@ fn direction(
         script.packets = s.packets.clone();
         script.packets.sort_unstable();
         for (i, seg) in s.segments.iter().enumerate() {
-            let p = format!("{path}.drops.segments[{i}]");
+            let p = format!("{}.drops.segments[{i}]", path());
             if seg.flow as usize >= nflows {
                 return Err(ScenarioError::new(
                     format!("{p}.flow"),
@@ -194,9 +189,9 @@ fn direction(
     if let Some(o) = d.overhead.or(spec.overhead) {
         if o.0 > 65_535 {
             let at = if d.overhead.is_some() {
-                format!("{path}.overhead")
+                format!("{}.overhead", path())
             } else {
-                format!("{}.overhead", path.rsplit_once('.').map_or(path, |p| p.0))
+                format!("{link_path}.overhead")
             };
             return Err(ScenarioError::new(
                 at,
@@ -207,8 +202,21 @@ fn direction(
             ));
         }
     }
+    let kind = d.qdisc.or(spec.qdisc).unwrap_or(QdiscSpec::DropTail);
+    let aqm = d.aqm.as_ref().or(spec.aqm.as_ref());
+    let rate = d.rate.unwrap_or(spec.rate).0;
+    let sched = if aqm.is_none() && matches!(kind, QdiscSpec::DropTail | QdiscSpec::DropTailNs2) {
+        None
+    } else {
+        let aqm_path = if d.aqm.is_some() {
+            format!("{}.aqm", path())
+        } else {
+            format!("{link_path}.aqm")
+        };
+        super::build_aqm::scheduler(kind, aqm, &aqm_path, rate)?
+    };
     Ok(DirParams {
-        rate: d.rate.unwrap_or(spec.rate).0,
+        rate,
         delay: d.delay.or(spec.delay).map(|x| x.0).unwrap_or(0),
         queue: d.queue.or(spec.queue).unwrap_or(QueueLimit::Packets(100)),
         queue_given: d.queue.or(spec.queue).is_some(),
@@ -220,16 +228,7 @@ fn direction(
         loss,
         script,
         ns2_limit: d.qdisc.or(spec.qdisc) == Some(QdiscSpec::DropTailNs2),
-        sched: super::build_aqm::scheduler(
-            d.qdisc.or(spec.qdisc).unwrap_or(QdiscSpec::DropTail),
-            d.aqm.as_ref().or(spec.aqm.as_ref()),
-            &if d.aqm.is_some() {
-                format!("{path}.aqm")
-            } else {
-                format!("{}.aqm", path.rsplit_once('.').map_or(path, |p| p.0))
-            },
-            d.rate.unwrap_or(spec.rate).0,
-        )?,
+        sched,
     })
 }
 
@@ -352,9 +351,16 @@ pub(super) fn require<'a, T>(
         .ok_or_else(|| ScenarioError::new(path, format!("is required {why}")))
 }
 
-pub(super) fn forbid<T>(v: &Option<T>, path: &str, why: &str) -> Result<(), ScenarioError> {
+pub(super) fn forbid<T>(
+    v: &Option<T>,
+    path: impl std::fmt::Display,
+    why: &str,
+) -> Result<(), ScenarioError> {
     match v {
-        Some(_) => Err(ScenarioError::new(path, format!("is not allowed {why}"))),
+        Some(_) => Err(ScenarioError::new(
+            path.to_string(),
+            format!("is not allowed {why}"),
+        )),
         None => Ok(()),
     }
 }
@@ -412,8 +418,8 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             let r2 = net.node("r2");
             net.add_link(r1, r2, bn, "topology.bottleneck", sc.seed, n)?;
             for (i, f) in sc.flows.iter().enumerate() {
-                forbid(&f.src, &format!("flows[{i}].src"), why)?;
-                forbid(&f.dst, &format!("flows[{i}].dst"), why)?;
+                forbid(&f.src, format_args!("flows[{i}].src"), why)?;
+                forbid(&f.dst, format_args!("flows[{i}].dst"), why)?;
                 let s = net.node(&format!("s{i}"));
                 let d = net.node(&format!("d{i}"));
                 let (sa, sa_path) = match (&f.sender_access, &topo.sender_access) {
@@ -499,10 +505,14 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                 net.add_link(ends[0], ends[1], l, &p, sc.seed, n)?;
             }
             for (i, f) in sc.flows.iter().enumerate() {
-                forbid(&f.sender_access, &format!("flows[{i}].sender_access"), why)?;
+                forbid(
+                    &f.sender_access,
+                    format_args!("flows[{i}].sender_access"),
+                    why,
+                )?;
                 forbid(
                     &f.receiver_access,
-                    &format!("flows[{i}].receiver_access"),
+                    format_args!("flows[{i}].receiver_access"),
                     why,
                 )?;
                 let mut ends = [0u32; 2];

@@ -110,12 +110,12 @@ pub(super) fn association(
 ) -> Result<Box<dyn Transport>, ScenarioError> {
     let f = &sc.flows[i];
     let why = "for an SCTP flow (protocol = \"sctp\")";
-    forbid(&f.tcp, &format!("flows[{i}].tcp"), why)?;
-    forbid(&f.switch, &format!("flows[{i}].switch"), why)?;
+    forbid(&f.tcp, format_args!("flows[{i}].tcp"), why)?;
+    forbid(&f.switch, format_args!("flows[{i}].switch"), why)?;
     if f.app.kind == AppKind::Bulk {
         forbid(
             &f.app.piece,
-            &format!("flows[{i}].app.piece"),
+            format_args!("flows[{i}].app.piece"),
             "for an SCTP bulk application (its messages are the fragmentation point's size)",
         )?;
     }

@@ -28,8 +28,8 @@ pub(super) fn connection(
 ) -> Result<Box<dyn Transport>, ScenarioError> {
     let f = &sc.flows[i];
     let why = "for a TCP flow (protocol = \"tcp\")";
-    forbid(&f.sctp, &format!("flows[{i}].sctp"), why)?;
-    forbid(&f.paths, &format!("flows[{i}].paths"), why)?;
+    forbid(&f.sctp, format_args!("flows[{i}].sctp"), why)?;
+    forbid(&f.paths, format_args!("flows[{i}].paths"), why)?;
     let (spec, path) = match &f.tcp {
         Some(t) => (t.over(&sc.tcp), format!("flows[{i}].tcp")),
         None => (sc.tcp.clone(), "tcp".to_string()),
