@@ -579,6 +579,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     }
     let mut flows: Vec<Flow> = Vec::with_capacity(n);
     let traced = super::trace_budget::flow_windows(sc)?;
+    let mut shared_tcp = None;
     for (i, f) in sc.flows.iter().enumerate() {
         let end = sc.duration.0;
         if let Some(t) = f.start.filter(|t| t.0 >= end) {
@@ -604,9 +605,15 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             }
         }
         let transport = match f.protocol {
-            Protocol::Tcp => {
-                super::build_tcp::connection(sc, i, endpoints[i], &net, &routes, traced[i])?
-            }
+            Protocol::Tcp => super::build_tcp::connection(
+                sc,
+                i,
+                endpoints[i],
+                &net,
+                &routes,
+                traced[i],
+                &mut shared_tcp,
+            )?,
             Protocol::Sctp => super::build_sctp::association(
                 sc,
                 i,

@@ -9,7 +9,7 @@ use crate::engine::Routes;
 use crate::sim::rng::Rng;
 use crate::sim::SECOND;
 use crate::tcp::adaptive::{Adaptive, DecisionMap};
-use crate::tcp::config::Packetization;
+use crate::tcp::config::{Packetization, TcpConfig};
 use crate::tcp::connection::TcpConnection;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -25,6 +25,7 @@ pub(super) fn connection(
     net: &Net,
     routes: &Routes,
     trace: Option<crate::trace::TraceWindow>,
+    shared: &mut Option<Arc<TcpConfig>>,
 ) -> Result<Box<dyn Transport>, ScenarioError> {
     let f = &sc.flows[i];
     let why = "for a TCP flow (protocol = \"tcp\")";
@@ -34,7 +35,13 @@ pub(super) fn connection(
         Some(t) => (t.over(&sc.tcp), format!("flows[{i}].tcp")),
         None => (sc.tcp.clone(), "tcp".to_string()),
     };
-    let cfg = resolve(&spec, &path)?;
+    // Flows without their own `tcp` table share one configuration (resolved once): with many
+    // flows it then stays in the cache, and each flow's endpoints hold a pointer to it.
+    let cfg = match (&f.tcp, shared.as_ref()) {
+        (None, Some(c)) => Arc::clone(c),
+        (None, None) => shared.insert(Arc::new(resolve(&spec, &path)?)).clone(),
+        (Some(_), _) => Arc::new(resolve(&spec, &path)?),
+    };
     if let Some(ful) = cfg.ful {
         let up = &net.links[routes.next(d, s, i as u32) as usize];
         if ful.high.is_none() && up.limit_packets().is_none() {
@@ -78,7 +85,7 @@ pub(super) fn connection(
             ),
         ));
     }
-    let mut sender = TcpSender::new(cfg.clone(), i as u32, s, d, app_bytes, trace);
+    let mut sender = TcpSender::new(Arc::clone(&cfg), i as u32, s, d, app_bytes, trace);
     if let (AppKind::Bulk, Some(piece)) = (f.app.kind, f.app.piece) {
         let p = format!("flows[{i}].app.piece");
         if cfg.packetization != Packetization::Stream {

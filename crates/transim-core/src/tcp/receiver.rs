@@ -105,7 +105,7 @@ impl Ns2Sacker {
 
 /// The receiving half of a connection.
 pub struct TcpReceiver {
-    pub(crate) cfg: TcpConfig,
+    pub(crate) cfg: std::sync::Arc<TcpConfig>,
     pub(crate) flow: u32,
     pub(crate) node: u32,
     pub(crate) peer: u32,
@@ -138,7 +138,8 @@ pub struct TcpReceiver {
 
 impl TcpReceiver {
     /// A listening receiver.
-    pub fn new(cfg: TcpConfig, flow: u32, node: u32, peer: u32) -> Self {
+    pub fn new(cfg: impl Into<std::sync::Arc<TcpConfig>>, flow: u32, node: u32, peer: u32) -> Self {
+        let cfg: std::sync::Arc<TcpConfig> = cfg.into();
         let quickacks_left = match cfg.delayed_ack {
             DelayedAck::Linux { quickacks, .. } => quickacks,
             _ => 0,

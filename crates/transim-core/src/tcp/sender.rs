@@ -119,8 +119,9 @@ const TS_TICK: Time = MILLISECOND;
 
 /// The sending half of a connection.
 pub struct TcpSender {
-    /// Configuration.
-    pub cfg: TcpConfig,
+    /// Configuration (shared by every flow built from the same settings, so with many flows
+    /// it stays in the cache).
+    pub cfg: std::sync::Arc<TcpConfig>,
     pub(crate) flow: u32,
     node: u32,
     peer: u32,
@@ -192,13 +193,14 @@ impl TcpSender {
     /// A sender for flow `flow` at node `node` talking to `peer`, which will write
     /// `app_bytes` bytes (None = bulk, always has data).
     pub fn new(
-        cfg: TcpConfig,
+        cfg: impl Into<std::sync::Arc<TcpConfig>>,
         flow: u32,
         node: u32,
         peer: u32,
         app_bytes: Option<u64>,
         trace: Option<crate::trace::TraceWindow>,
     ) -> Self {
+        let cfg: std::sync::Arc<TcpConfig> = cfg.into();
         let mss = cfg.mss;
         let win = Window {
             cwnd: cfg.initial_window.bytes(mss),
