@@ -387,6 +387,7 @@ impl Link {
         self.stats.bytes_in += p.wire as u64;
         // (Ports exist on cell links only: `cells` stands in for `port.is_some()` here, so the
         // fast path reads no cold field.)
+        debug_assert!(self.port.is_none() || self.cells, "a port on a packet link");
         if self.cells || self.before_queue || self.scheduled {
             self.enqueue_special(now, *p, events, dropped, store);
         } else {
@@ -457,12 +458,8 @@ impl Link {
             self.waiting_bytes += size as u64;
             self.note_queue_peak();
         }
-        let arrive = end + self.delay;
-        if self.line.is_empty() {
-            events.push(arrive, Event::LinkArrival(self.id));
-        }
         let slot = store.put(Packet { lost, ..*p });
-        self.line.push_back(InFlight { arrive, slot });
+        self.put_on_line(end + self.delay, slot, events);
     }
 
     /// A FIFO transmission starting at `start` on a link with a scripted drop on the wire,
@@ -534,18 +531,13 @@ impl Link {
         }
     }
 
+    /// Put the packet in store slot `slot` on the line, to arrive at `arrive` (an event only
+    /// for a new head).
     #[inline(always)]
-    fn put_on_line(
-        &mut self,
-        arrive: Time,
-        p: Packet,
-        events: &mut EventQueue,
-        store: &mut PacketStore,
-    ) {
+    fn put_on_line(&mut self, arrive: Time, slot: u32, events: &mut EventQueue) {
         if self.line.is_empty() {
             events.push(arrive, Event::LinkArrival(self.id));
         }
-        let slot = store.put(p);
         self.line.push_back(InFlight { arrive, slot });
     }
 
@@ -620,7 +612,7 @@ impl Link {
             .current
             .take()
             .expect("transmission end without a packet");
-        self.put_on_line(now + self.delay, p, events, store);
+        self.put_on_line(now + self.delay, store.put(p), events);
         let before = dropped.len();
         let next = self
             .sched

@@ -15,6 +15,7 @@ use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::timers;
 use crate::transport::Transport;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The connection of flow `i` between nodes `(s, d)`.
@@ -31,9 +32,13 @@ pub(super) fn connection(
     let why = "for a TCP flow (protocol = \"tcp\")";
     forbid(&f.sctp, format_args!("flows[{i}].sctp"), why)?;
     forbid(&f.paths, format_args!("flows[{i}].paths"), why)?;
-    let (spec, path) = match &f.tcp {
-        Some(t) => (t.over(&sc.tcp), format!("flows[{i}].tcp")),
-        None => (sc.tcp.clone(), "tcp".to_string()),
+    // (Borrowed when the flow has no `tcp` table of its own: no copy per flow.)
+    let (spec, path): (Cow<TcpSpec>, Cow<str>) = match &f.tcp {
+        Some(t) => (
+            Cow::Owned(t.over(&sc.tcp)),
+            format!("flows[{i}].tcp").into(),
+        ),
+        None => (Cow::Borrowed(&sc.tcp), "tcp".into()),
     };
     // Flows without their own `tcp` table share one configuration (resolved once): with many
     // flows it then stays in the cache, and each flow's endpoints hold a pointer to it.

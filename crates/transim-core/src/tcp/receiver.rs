@@ -10,6 +10,7 @@ use crate::net::{Header, Packet, SackBlocks, TcpHeader};
 use crate::sim::timer::Timer;
 use crate::sim::Time;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Receiver counters.
 #[derive(Clone, Debug, Default)]
@@ -105,7 +106,7 @@ impl Ns2Sacker {
 
 /// The receiving half of a connection.
 pub struct TcpReceiver {
-    pub(crate) cfg: std::sync::Arc<TcpConfig>,
+    pub(crate) cfg: Arc<TcpConfig>,
     pub(crate) flow: u32,
     pub(crate) node: u32,
     pub(crate) peer: u32,
@@ -138,8 +139,8 @@ pub struct TcpReceiver {
 
 impl TcpReceiver {
     /// A listening receiver.
-    pub fn new(cfg: impl Into<std::sync::Arc<TcpConfig>>, flow: u32, node: u32, peer: u32) -> Self {
-        let cfg: std::sync::Arc<TcpConfig> = cfg.into();
+    pub fn new(cfg: impl Into<Arc<TcpConfig>>, flow: u32, node: u32, peer: u32) -> Self {
+        let cfg: Arc<TcpConfig> = cfg.into();
         let quickacks_left = match cfg.delayed_ack {
             DelayedAck::Linux { quickacks, .. } => quickacks,
             _ => 0,

@@ -16,6 +16,7 @@ use crate::sim::rng::Rng;
 use crate::sim::timer::Timer;
 use crate::sim::{Time, MILLISECOND, SECOND};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Connection state of the sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,7 +122,7 @@ const TS_TICK: Time = MILLISECOND;
 pub struct TcpSender {
     /// Configuration (shared by every flow built from the same settings, so with many flows
     /// it stays in the cache).
-    pub cfg: std::sync::Arc<TcpConfig>,
+    pub cfg: Arc<TcpConfig>,
     pub(crate) flow: u32,
     node: u32,
     peer: u32,
@@ -193,14 +194,14 @@ impl TcpSender {
     /// A sender for flow `flow` at node `node` talking to `peer`, which will write
     /// `app_bytes` bytes (None = bulk, always has data).
     pub fn new(
-        cfg: impl Into<std::sync::Arc<TcpConfig>>,
+        cfg: impl Into<Arc<TcpConfig>>,
         flow: u32,
         node: u32,
         peer: u32,
         app_bytes: Option<u64>,
         trace: Option<crate::trace::TraceWindow>,
     ) -> Self {
-        let cfg: std::sync::Arc<TcpConfig> = cfg.into();
+        let cfg: Arc<TcpConfig> = cfg.into();
         let mss = cfg.mss;
         let win = Window {
             cwnd: cfg.initial_window.bytes(mss),
