@@ -48,7 +48,6 @@ pub struct FulReceiverState {
     /// When the first FUL = 1 was sent.
     pub first_at: Option<Time>,
     pub(crate) timer: Timer,
-    pub(crate) last_ack: u64,
 }
 
 /// Sender-side FUL state.
@@ -93,7 +92,7 @@ impl TcpReceiver {
         }
         // Buffer full: notify with the last acknowledgement number, then hold ACKs.
         let mut p = self.ack_packet(ctx, flags::ACK | flags::FUL);
-        p.tcp_mut().ack = self.ful.last_ack;
+        p.tcp_mut().ack = self.last_ack_sent;
         ctx.out.push(p);
         self.stats.acks_sent += 1;
         self.ful.raised = true;
@@ -143,7 +142,7 @@ impl TcpReceiver {
         let mut p = self.ack_packet(ctx, flags::ACK);
         let h = p.tcp_mut();
         h.wnd = (free.saturating_mul(per_ack * self.cfg.mss as u64)).min(h.wnd as u64) as u32;
-        self.ful.last_ack = h.ack;
+        self.last_ack_sent = h.ack;
         self.after_ack_sent();
         ctx.out.push(p);
         self.stats.acks_sent += 1;

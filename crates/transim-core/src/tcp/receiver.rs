@@ -125,6 +125,9 @@ pub struct TcpReceiver {
     quickacks_left: u32,
     delack: Timer,
     ts_recent: u32,
+    /// RFC 7323's Last.ACK.sent: the acknowledgement number of the last ACK sent. TS.Recent
+    /// takes the TSval of segments starting at or below it only.
+    pub(crate) last_ack_sent: u64,
     fin_sent: bool,
     fin_at_seq: Option<u64>,
     /// Counters.
@@ -161,6 +164,7 @@ impl TcpReceiver {
             quickacks_left,
             delack: Timer::default(),
             ts_recent: 0,
+            last_ack_sent: 0,
             fin_sent: false,
             fin_at_seq: None,
             ful: Default::default(),
@@ -253,7 +257,7 @@ impl TcpReceiver {
             self.own_seq += 1;
         }
         self.after_ack_sent();
-        self.ful.last_ack = p.tcp().ack;
+        self.last_ack_sent = p.tcp().ack;
         self.stats.acks_sent += 1;
         ctx.out.push(p);
     }
@@ -281,6 +285,7 @@ impl TcpReceiver {
                 0xff
             };
             self.own_seq = 1;
+            self.last_ack_sent = self.rcv_nxt;
             self.stats.acks_sent += 1;
             ctx.out.push(syn_ack);
             return false;
@@ -305,7 +310,9 @@ impl TcpReceiver {
         if p.len > 0 && self.stats.first_data.is_none() {
             self.stats.first_data = Some(ctx.now);
         }
-        if start <= self.rcv_nxt {
+        // RFC 7323 section 4.3: a delayed ACK echoes the earliest segment it acknowledges,
+        // an out-of-order segment is not echoed, the one filling the hole is.
+        if start <= self.last_ack_sent {
             self.ts_recent = p.ts_val;
         }
         let immediate;
@@ -517,5 +524,55 @@ pub(crate) mod tests {
         );
         // The SACK option is on the wire: 12 bytes of timestamps + 2 + 3·8 + 2 padding.
         assert_eq!(p.wire, 40 + 12 + 28);
+    }
+
+    /// RFC 7323 section 4.3 (and Linux's `tcp_replace_ts_recent`, ns-3's
+    /// `ProcessOptionTimestamp`): TS.Recent takes a segment's TSval only when the segment
+    /// starts at or below Last.ACK.sent, so a delayed ACK echoes the *earlier* of the two
+    /// segments it covers (the sender's RTT includes the time the ACK was held), an ACK for
+    /// an out-of-order segment echoes the last in-order one, and the retransmission that fills
+    /// the hole is echoed.
+    #[test]
+    fn timestamp_echo_follows_last_ack_sent() {
+        let spec = TcpSpec {
+            timestamps: Some(true),
+            ..Default::default()
+        };
+        let cfg = resolve(&spec, "tcp").unwrap();
+        let mss = cfg.mss;
+        let mut r = TcpReceiver::new(cfg, 0, 1, 0);
+        let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+        let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
+        let data = |k: u64, ts: u32| TcpHeader {
+            ts_val: ts,
+            ..seg(flags::ACK, 1 + k * mss as u64, mss)
+        };
+        r.on_packet(
+            &TcpHeader {
+                ts_val: 5,
+                ..seg(flags::SYN, 0, 0)
+            },
+            &mut ctx,
+        );
+        assert_eq!(
+            ctx.out.last().unwrap().tcp().ts_ecr,
+            5,
+            "the SYN-ACK echoes the SYN"
+        );
+        // Segments 0 and 1 (TSval 10, 11): one delayed ACK for both echoes 10, not 11.
+        r.on_packet(&data(0, 10), &mut ctx);
+        assert_eq!(ctx.out.len(), 1, "the first segment waits for a second");
+        r.on_packet(&data(1, 11), &mut ctx);
+        let h = ctx.out.last().unwrap().tcp();
+        assert_eq!((h.ack, h.ts_ecr), (1 + 2 * mss as u64, 10));
+        // Segment 2 is lost; 3 arrives out of order and is ACKed at once, echoing 10 still
+        // (segment 3 starts above Last.ACK.sent).
+        r.on_packet(&data(3, 13), &mut ctx);
+        let h = ctx.out.last().unwrap().tcp();
+        assert_eq!((h.ack, h.ts_ecr), (1 + 2 * mss as u64, 10));
+        // The retransmission of 2 (TSval 20) starts at Last.ACK.sent: echoed.
+        r.on_packet(&data(2, 20), &mut ctx);
+        let h = ctx.out.last().unwrap().tcp();
+        assert_eq!((h.ack, h.ts_ecr), (1 + 4 * mss as u64, 20));
     }
 }
