@@ -161,3 +161,33 @@ def test_ns3_vegas_holds_where_its_handshake_rtt_says(ns3) -> None:  # noqa: ANN
     srtt = f["srtt"][-1][1]
     assert cwnd == 20
     assert cwnd - int(cwnd * base / srtt) == 2  # alpha: neither increase nor decrease
+
+
+def test_ns3_vegas_leaves_the_long_path_early_after_a_held_ack(ns3) -> None:  # noqa: ANN001
+    """Why ns-3's Vegas stops at 21 segments on the 259-segment long path (cases.py,
+    long-rtt/vegas): ns-3 ACKs the first data segment at once, so the initial window's tenth
+    segment is alone and its ACK waits for the 200-ms delayed-ACK timer; the timestamp echo
+    times it at 300 + 200 ms; the smoothed RTT Vegas reads jumps by ~25 ms, and the next
+    round's minimum is far enough above the 300-ms base for diff = 2 > gamma."""
+    from transim.peers import run_ns3, translate
+    from transim.scenario import prepare
+
+    doc, _ = prepare(scenario(), PATHS["long-rtt"] + ["tcp.cc=vegas", "duration=4s"])
+    f = run_ns3(translate(doc, trace_flows=[0]).spec, ns3)["flows"][0]
+    mss = 1448
+    base = f["srtt"][0][1]
+    assert base == pytest.approx(0.300, abs=1e-6)  # the handshake: 2 x 150 ms
+    held = [(t, v) for t, v in f["last_rtt"] if 0.7 < t < 0.85]
+    assert len(held) == 1 and held[0][1] >= 0.5, held  # 300-ms path + 200-ms timer
+    after = next(v for t, v in f["srtt"] if t >= held[0][0])
+    assert after - base >= 0.025
+    cuts = [
+        (t, b)
+        for (_, a), (t, b) in zip(f["cwnd"], f["cwnd"][1:], strict=False)
+        if b < a and t < 1.0
+    ]
+    assert len(cuts) == 1 and cuts[0][1] == 21 * mss, cuts
+    t_exit = cuts[0][0]
+    round_min = min(v for t, v in f["srtt"] if held[0][0] <= t <= t_exit)
+    assert 22 - int(22 * base / round_min) == 2  # > gamma = 1: slow start ends at 21
+    assert f["cwnd"][-1][1] <= 31 * mss  # then one segment per 300-ms round
