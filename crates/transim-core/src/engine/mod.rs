@@ -5,6 +5,7 @@
 //! keeps only the books every protocol shares (packets injected, delivered, dropped by cause).
 
 mod atm;
+pub mod flow_paths;
 pub mod routes;
 
 pub use routes::{Routes, NO_ROUTE};

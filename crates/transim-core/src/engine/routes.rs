@@ -11,6 +11,7 @@
 //! same choice as an all-pairs table), or with ECMP one of them per flow by a hash of the flow
 //! and the node, so a flow keeps one path and flows spread over all of them.
 
+use super::flow_paths::FlowPaths;
 use std::collections::{HashMap, VecDeque};
 
 /// No route.
@@ -46,6 +47,8 @@ pub struct Routes {
     ecmp: bool,
     /// Routes written in the scenario: ((node, destination), link direction), sorted.
     fixed: Vec<((u32, u32), u32)>,
+    /// The flows' own paths, when they are smaller than the table (see [`Routes::pin_flows`]).
+    paths: FlowPaths,
 }
 
 impl Routes {
@@ -57,6 +60,7 @@ impl Routes {
         hops: Vec::new(),
         ecmp: false,
         fixed: Vec::new(),
+        paths: FlowPaths::EMPTY,
     };
 
     /// Routes over the graph `out` (per node, its outgoing (link direction, neighbour)
@@ -177,20 +181,69 @@ impl Routes {
             hops,
             ecmp,
             fixed: Vec::new(),
+            paths: FlowPaths::EMPTY,
         }
     }
 
     /// Use link direction `link` at `node` for packets to `dst`, whatever the search found.
+    /// (Call before [`Routes::pin_flows`]: pinned paths keep the routes they were built from.)
     pub fn fix(&mut self, node: u32, dst: u32, link: u32) {
+        debug_assert!(
+            self.paths.is_empty(),
+            "routes fixed after the flows were pinned"
+        );
         match self.fixed.binary_search_by_key(&(node, dst), |e| e.0) {
             Ok(i) => self.fixed[i].1 = link,
             Err(i) => self.fixed.insert(i, ((node, dst), link)),
         }
     }
 
+    /// Resolve each flow's route both ways (`endpoints`: per flow, its two nodes; `to`: each
+    /// link direction's far node) and forward the flows' packets by these paths from now on,
+    /// if the table holds more than `table_above` bytes and the paths take less: per hop the
+    /// lookup then reads the flow's record instead of the node records, the table and the
+    /// candidates, which on a large network are cache misses (a small table stays in cache
+    /// and its lookup is a few instructions shorter). The links chosen are the same (the
+    /// paths are walked through [`Routes::next`]). Returns whether the paths are used.
+    pub fn pin_flows(
+        &mut self,
+        endpoints: &[(u32, u32)],
+        to: impl Fn(u32) -> u32,
+        table_above: usize,
+    ) -> bool {
+        self.paths = FlowPaths::EMPTY;
+        if self.table_bytes() <= table_above {
+            return false;
+        }
+        let max_hops = self.nodes.len();
+        let paths = FlowPaths::build(endpoints, max_hops, |a, d, f| self.next(a, d, f), to);
+        match paths {
+            Some(p) if p.bytes() < self.table_bytes() => {
+                self.paths = p;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the flows' packets go by their pinned paths.
+    pub fn pinned(&self) -> bool {
+        !self.paths.is_empty()
+    }
+
+    /// Bytes the table, the candidates and the node records hold (what a lookup reads from).
+    pub fn table_bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<NodeInfo>()
+            + self.table.len() * std::mem::size_of::<(u32, u32)>()
+            + self.hops.len() * std::mem::size_of::<u32>()
+    }
+
     /// The link direction `flow`'s packet for `dst` takes at `node`, or [`NO_ROUTE`].
     #[inline(always)]
     pub fn next(&self, node: u32, dst: u32, flow: u32) -> u32 {
+        if let Some(l) = self.paths.find(flow, node, dst) {
+            return l;
+        }
         if !self.fixed.is_empty() {
             if let Ok(i) = self.fixed.binary_search_by_key(&(node, dst), |e| e.0) {
                 return self.fixed[i].1;

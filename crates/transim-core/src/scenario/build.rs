@@ -365,6 +365,10 @@ pub(super) fn forbid<T>(
     }
 }
 
+/// A routing table larger than this (bytes) no longer stays in the first-level caches: the
+/// flows' packets are then forwarded by each flow's own path (see [`Routes::pin_flows`]).
+pub const PIN_FLOWS_ABOVE: usize = 64 * 1024;
+
 /// Validate a scenario and build the simulation.
 pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     if sc.duration.0 == 0 {
@@ -577,6 +581,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                 .map_err(|m| ScenarioError::new(format!("flows[{i}]"), m))?;
         }
     }
+    routes.pin_flows(&endpoints, |l| net.links[l as usize].to, PIN_FLOWS_ABOVE);
     let mut flows: Vec<Flow> = Vec::with_capacity(n);
     let traced = super::trace_budget::flow_windows(sc)?;
     let mut shared_tcp = None;

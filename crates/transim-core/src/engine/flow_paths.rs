@@ -1,0 +1,138 @@
+//! Each flow's route, both ways, resolved once at build time into a short list of
+//! (node, link direction) hops, so forwarding a flow's packet reads that flow's few hops
+//! instead of the routing table. On a fat tree the table is cores × destination switches
+//! (~1 MB at k = 16, one or two cache misses per hop); a flow's paths are ~100 bytes.
+//!
+//! The paths are *derived* from [`super::Routes::next`], so they give the same link wherever
+//! they apply; a packet they do not cover (another destination, as an SCTP association's
+//! alternate address, or a node off the path) falls back to the table.
+
+/// The hops of every flow's two paths.
+#[derive(Clone, Debug, Default)]
+pub struct FlowPaths {
+    /// Per flow: where its record starts in `data`.
+    start: Vec<u32>,
+    /// Per flow, one record: `[dst_fwd, n_fwd, dst_rev, n_rev]`, then `n_fwd` (node, link)
+    /// pairs from the initiating end, then `n_rev` pairs from the responding end.
+    data: Vec<u32>,
+}
+
+impl FlowPaths {
+    /// No paths: every lookup falls back to the table.
+    pub const EMPTY: FlowPaths = FlowPaths {
+        start: Vec::new(),
+        data: Vec::new(),
+    };
+
+    /// The paths of `endpoints` (per flow, its (initiating, responding) nodes), with `next`
+    /// the routing function and `to` each link direction's far node. `None` where a path
+    /// would not end within `max_hops` (the build has checked there is none).
+    pub fn build(
+        endpoints: &[(u32, u32)],
+        max_hops: usize,
+        next: impl Fn(u32, u32, u32) -> u32,
+        to: impl Fn(u32) -> u32,
+    ) -> Option<FlowPaths> {
+        let mut paths = FlowPaths {
+            start: Vec::with_capacity(endpoints.len()),
+            data: Vec::new(),
+        };
+        let mut hops = Vec::new();
+        for (flow, &(s, d)) in endpoints.iter().enumerate() {
+            let head = paths.data.len();
+            paths.start.push(head as u32);
+            paths.data.extend_from_slice(&[d, 0, s, 0]);
+            for (k, (from, dst)) in [(s, d), (d, s)].into_iter().enumerate() {
+                hops.clear();
+                let mut at = from;
+                while at != dst {
+                    if hops.len() >= max_hops {
+                        return None;
+                    }
+                    let l = next(at, dst, flow as u32);
+                    if l == super::NO_ROUTE {
+                        return None;
+                    }
+                    hops.push((at, l));
+                    at = to(l);
+                }
+                paths.data[head + 2 * k + 1] = hops.len() as u32;
+                for &(n, l) in &hops {
+                    paths.data.extend_from_slice(&[n, l]);
+                }
+            }
+        }
+        Some(paths)
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        (self.start.len() + self.data.len()) * std::mem::size_of::<u32>()
+    }
+
+    /// Whether no flow has a path here.
+    pub fn is_empty(&self) -> bool {
+        self.start.is_empty()
+    }
+
+    /// The link direction `flow`'s packet for `dst` takes at `node`, if the flow's path
+    /// toward `dst` passes `node`.
+    #[inline(always)]
+    pub fn find(&self, flow: u32, node: u32, dst: u32) -> Option<u32> {
+        let s = *self.start.get(flow as usize)? as usize;
+        let d = &self.data;
+        let (mut at, n) = if d[s] == dst {
+            (s + 4, d[s + 1])
+        } else if d[s + 2] == dst {
+            (s + 4 + 2 * d[s + 1] as usize, d[s + 3])
+        } else {
+            return None;
+        };
+        for _ in 0..n {
+            if d[at] == node {
+                return Some(d[at + 1]);
+            }
+            at += 2;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line a - b - c with links 0: a->b, 1: b->c, 2: c->b, 3: b->a.
+    fn line() -> (impl Fn(u32, u32, u32) -> u32, impl Fn(u32) -> u32) {
+        let next = |at: u32, dst: u32, _flow: u32| match (at, dst > at) {
+            (0, true) => 0,
+            (1, true) => 1,
+            (2, false) => 2,
+            (1, false) => 3,
+            _ => super::super::NO_ROUTE,
+        };
+        let to = |l: u32| [1, 2, 1, 0][l as usize];
+        (next, to)
+    }
+
+    #[test]
+    fn both_directions_hop_by_hop() {
+        let (next, to) = line();
+        let p = FlowPaths::build(&[(0, 2)], 8, next, to).unwrap();
+        assert_eq!(p.find(0, 0, 2), Some(0));
+        assert_eq!(p.find(0, 1, 2), Some(1));
+        assert_eq!(p.find(0, 2, 0), Some(2));
+        assert_eq!(p.find(0, 1, 0), Some(3));
+        // Off the path, another destination or an unknown flow: not covered.
+        assert_eq!(p.find(0, 2, 2), None);
+        assert_eq!(p.find(0, 0, 1), None);
+        assert_eq!(p.find(1, 0, 2), None);
+        assert_eq!(p.bytes(), (1 + 4 + 2 * 2 * 2) * 4);
+    }
+
+    #[test]
+    fn a_path_longer_than_allowed_is_refused() {
+        let (next, to) = line();
+        assert!(FlowPaths::build(&[(0, 2)], 1, next, to).is_none());
+    }
+}
