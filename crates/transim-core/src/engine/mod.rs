@@ -269,6 +269,11 @@ impl Simulation {
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
+            // The packet the next event will most likely hand over: fetch it while this one
+            // runs (with many links it is usually out of the cache by now).
+            if let Some(Event::LinkArrival(_, slot)) = self.events.peek_heap() {
+                self.store.prefetch(slot);
+            }
             self.dispatch(ev);
             self.countdown -= 1;
             if self.countdown == 0 {
@@ -313,7 +318,7 @@ impl Simulation {
     #[inline]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::LinkArrival(l) => {
+            Event::LinkArrival(l, _) => {
                 // A train of packets (a frame's cells, a window's segments) on one link: while
                 // the next arrival is strictly earlier than every pending event, the heap
                 // would hand it back next anyway, so handle it here without a push and a pop.
@@ -327,7 +332,7 @@ impl Simulation {
                     } else {
                         self.arrive(to, &p);
                     }
-                    let Some(t) = self.links[l as usize].next_arrival() else {
+                    let Some((t, slot)) = self.links[l as usize].next_arrival() else {
                         break;
                     };
                     let earliest = self.events.peek_time().is_none_or(|h| t < h);
@@ -337,7 +342,7 @@ impl Simulation {
                         self.now = t;
                         self.events.popped += 1;
                     } else {
-                        self.events.push(t, Event::LinkArrival(l));
+                        self.events.push(t, Event::LinkArrival(l, slot));
                         break;
                     }
                 }

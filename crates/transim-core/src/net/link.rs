@@ -536,7 +536,7 @@ impl Link {
     #[inline(always)]
     fn put_on_line(&mut self, arrive: Time, slot: u32, events: &mut EventQueue) {
         if self.line.is_empty() {
-            events.push(arrive, Event::LinkArrival(self.id));
+            events.push(arrive, Event::LinkArrival(self.id, slot));
         }
         self.line.push_back(InFlight { arrive, slot });
     }
@@ -647,16 +647,16 @@ impl Link {
         store: &mut PacketStore,
     ) -> Packet {
         let p = self.take_arrival(now, store);
-        if let Some(t) = self.next_arrival() {
-            events.push(t, Event::LinkArrival(self.id));
+        if let Some((t, slot)) = self.next_arrival() {
+            events.push(t, Event::LinkArrival(self.id, slot));
         }
         p
     }
 
-    /// When the next packet on the line reaches the far end, if any.
+    /// When the next packet on the line reaches the far end, and its slot, if any.
     #[inline]
-    pub fn next_arrival(&self) -> Option<Time> {
-        self.line.front().map(|x| x.arrive)
+    pub fn next_arrival(&self) -> Option<(Time, u32)> {
+        self.line.front().map(|x| (x.arrive, x.slot))
     }
 
     /// The head packet reaches the far end at `now`; the caller schedules (or handles at

@@ -18,8 +18,10 @@ use std::collections::BinaryHeap;
 /// event names (links hold their packets, endpoints their timers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// The head packet of a link direction's delay line reaches the far end.
-    LinkArrival(u32),
+    /// The head packet of a link direction's delay line reaches the far end: (the link
+    /// direction, the packet's slot in the store). The slot is a hint only, to fetch the packet
+    /// into the cache while the event before it runs (the link's line decides what arrives).
+    LinkArrival(u32, u32),
     /// A link direction with a scheduler finishes serialising its current packet.
     LinkTxDone(u32),
     /// A flow starts (opens its connection).
@@ -330,6 +332,13 @@ impl EventQueue {
             self.popped += 1;
             (k.time(), e.0)
         })
+    }
+
+    /// The event the heap would hand out next, if the heap holds any (no refill from the
+    /// wheel: for hints only).
+    #[inline(always)]
+    pub fn peek_heap(&self) -> Option<Event> {
+        self.heap.peek().map(|Entry(_, e)| e.0)
     }
 
     /// Time of the earliest event, if any.
