@@ -269,10 +269,14 @@ impl Simulation {
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
-            // The packet the next event will most likely hand over: fetch it while this one
-            // runs (with many links it is usually out of the cache by now).
-            if let Some(Event::LinkArrival(_, slot)) = self.events.peek_heap() {
+            // The packet the next event will most likely hand over, and the three cache lines
+            // of its link a hop reads: fetch them while this one runs (with many links they
+            // are usually out of the cache by now).
+            if let Some(Event::LinkArrival(l, slot)) = self.events.peek_heap() {
                 self.store.prefetch(slot);
+                if let Some(link) = self.links.get(l as usize) {
+                    crate::sim::prefetch::prefetch(link, 3);
+                }
             }
             self.dispatch(ev);
             self.countdown -= 1;
