@@ -6,7 +6,6 @@
 
 mod atm;
 pub mod flow_paths;
-mod flow_state;
 pub mod routes;
 
 pub use routes::{Routes, NO_ROUTE};
@@ -20,7 +19,6 @@ use crate::sim::Time;
 use crate::trace::pcap::{node_ip, PcapSet};
 use crate::trace::{packet_event, PacketTrace, TraceWindow};
 use crate::transport::{Ctx, DropSite, NetView, Transport};
-use flow_state::FlowState;
 
 /// The context an endpoint runs in, borrowing the simulation's parts field by field (so the
 /// flows stay free to borrow mutably beside it).
@@ -265,27 +263,20 @@ impl Simulation {
         // costs at most about a quarter of a flow visit per event however many flows run.
         let stride = (self.flows.len() / 4096).max(1) as u64;
         let mut watch_points = 0u64;
-        let hot = FlowState::of(&self.flows);
         while let Some(t) = self.events.peek_time() {
             if t > self.end {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
-            // The packet the next event will most likely hand over, the three cache lines of
-            // its link a hop reads and, when it reaches its endpoint there or the event is a
-            // flow's timer, the flow's state: fetch them while this one runs (with many
-            // links and flows they are usually out of the cache by now).
-            match self.events.peek_heap() {
-                Some(Event::LinkArrival(l, slot, flow)) => {
-                    self.store.prefetch(slot);
-                    if let Some(link) = self.links.get(l as usize) {
-                        crate::sim::prefetch::prefetch(link, 3);
-                    }
-                    hot.prefetch(&self.flows, flow);
+            // The packet the next event will most likely hand over, and the three cache lines
+            // of its link a hop reads: fetch them while this one runs (with many links they
+            // are usually out of the cache by now).
+            if let Some(Event::LinkArrival(l, slot)) = self.events.peek_heap() {
+                self.store.prefetch(slot);
+                if let Some(link) = self.links.get(l as usize) {
+                    crate::sim::prefetch::prefetch(link, 3);
                 }
-                Some(Event::Timer { flow, .. }) => hot.prefetch(&self.flows, flow),
-                _ => {}
             }
             self.dispatch(ev);
             self.countdown -= 1;
@@ -331,7 +322,7 @@ impl Simulation {
     #[inline]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::LinkArrival(l, ..) => {
+            Event::LinkArrival(l, _) => {
                 // A train of packets (a frame's cells, a window's segments) on one link: while
                 // the next arrival is strictly earlier than every pending event, the heap
                 // would hand it back next anyway, so handle it here without a push and a pop.
@@ -345,7 +336,7 @@ impl Simulation {
                     } else {
                         self.arrive(to, &p);
                     }
-                    let Some((t, slot, flow)) = self.links[l as usize].next_arrival() else {
+                    let Some((t, slot)) = self.links[l as usize].next_arrival() else {
                         break;
                     };
                     let earliest = self.events.peek_time().is_none_or(|h| t < h);
@@ -355,7 +346,7 @@ impl Simulation {
                         self.now = t;
                         self.events.popped += 1;
                     } else {
-                        self.events.push(t, Event::LinkArrival(l, slot, flow));
+                        self.events.push(t, Event::LinkArrival(l, slot));
                         break;
                     }
                 }

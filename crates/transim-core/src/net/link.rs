@@ -69,13 +69,7 @@ pub struct LinkStats {
 struct InFlight {
     arrive: Time,
     slot: u32,
-    /// The packet's flow when this link delivers it to its destination host, else
-    /// [`NOT_FINAL`]: a hint to fetch the flow's state ahead of the arrival.
-    flow: u32,
 }
-
-/// [`InFlight::flow`] of a packet that travels on past this link's far end.
-pub const NOT_FINAL: u32 = u32::MAX;
 
 /// One direction of a link.
 ///
@@ -465,8 +459,7 @@ impl Link {
             self.note_queue_peak();
         }
         let slot = store.put(Packet { lost, ..*p });
-        let flow = self.final_flow(p);
-        self.put_on_line(end + self.delay, slot, flow, events);
+        self.put_on_line(end + self.delay, slot, events);
     }
 
     /// A FIFO transmission starting at `start` on a link with a scripted drop on the wire,
@@ -541,11 +534,11 @@ impl Link {
     /// Put the packet in store slot `slot` on the line, to arrive at `arrive` (an event only
     /// for a new head).
     #[inline(always)]
-    fn put_on_line(&mut self, arrive: Time, slot: u32, flow: u32, events: &mut EventQueue) {
+    fn put_on_line(&mut self, arrive: Time, slot: u32, events: &mut EventQueue) {
         if self.line.is_empty() {
-            events.push(arrive, Event::LinkArrival(self.id, slot, flow));
+            events.push(arrive, Event::LinkArrival(self.id, slot));
         }
-        self.line.push_back(InFlight { arrive, slot, flow });
+        self.line.push_back(InFlight { arrive, slot });
     }
 
     /// The rarely used work when a transmission starts: lose the packet if the link is
@@ -619,8 +612,7 @@ impl Link {
             .current
             .take()
             .expect("transmission end without a packet");
-        let flow = self.final_flow(&p);
-        self.put_on_line(now + self.delay, store.put(p), flow, events);
+        self.put_on_line(now + self.delay, store.put(p), events);
         let before = dropped.len();
         let next = self
             .sched
@@ -655,26 +647,16 @@ impl Link {
         store: &mut PacketStore,
     ) -> Packet {
         let p = self.take_arrival(now, store);
-        if let Some((t, slot, flow)) = self.next_arrival() {
-            events.push(t, Event::LinkArrival(self.id, slot, flow));
+        if let Some((t, slot)) = self.next_arrival() {
+            events.push(t, Event::LinkArrival(self.id, slot));
         }
         p
     }
 
     /// When the next packet on the line reaches the far end, and its slot, if any.
     #[inline]
-    pub fn next_arrival(&self) -> Option<(Time, u32, u32)> {
-        self.line.front().map(|x| (x.arrive, x.slot, x.flow))
-    }
-
-    /// The flow whose endpoint `p` reaches at this link's far end, or [`NOT_FINAL`].
-    #[inline(always)]
-    fn final_flow(&self, p: &Packet) -> u32 {
-        if p.dst == self.to && !matches!(p.hdr, Header::Cell(_)) {
-            p.flow
-        } else {
-            NOT_FINAL
-        }
+    pub fn next_arrival(&self) -> Option<(Time, u32)> {
+        self.line.front().map(|x| (x.arrive, x.slot))
     }
 
     /// The head packet reaches the far end at `now`; the caller schedules (or handles at

