@@ -142,9 +142,9 @@ impl Simulation {
                     }
                     if let Some(q) = good {
                         if node == q.dst {
-                            self.arrive(node, &q);
+                            self.arrive(node, &q, None);
                         } else {
-                            self.forward(node, &q);
+                            self.forward(node, &q, None);
                         }
                     }
                 }

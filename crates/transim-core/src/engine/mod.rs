@@ -329,12 +329,14 @@ impl Simulation {
                 // The order of everything is unchanged (ties still go through the heap).
                 loop {
                     let link = &mut self.links[l as usize];
-                    let p = link.take_arrival(self.now, &mut self.store);
+                    let slot = link.take_arrival(self.now, &self.store);
+                    let p = *self.store.get(slot);
                     let to = link.to;
                     if let Some(cause) = p.lost {
+                        self.store.free(slot);
                         self.count_drop(&p, cause, l);
                     } else {
-                        self.arrive(to, &p);
+                        self.arrive(to, &p, Some(slot));
                     }
                     let Some((t, slot)) = self.links[l as usize].next_arrival() else {
                         break;
@@ -384,17 +386,20 @@ impl Simulation {
                     .as_mut()
                     .expect("events only for hosts with a processor");
                 let p = pr.pop(self.now, &mut self.events);
-                self.forward(node, &p);
+                self.forward(node, &p, None);
             }
         }
     }
 
-    /// A packet arrives at `node`: deliver it to its endpoint or forward it.
+    /// A packet arrives at `node`, from a link that kept it in store slot `held` if any:
+    /// deliver it to its endpoint or forward it (in the same slot).
     #[inline(always)]
-    fn arrive(&mut self, node: u32, p: &Packet) {
+    fn arrive(&mut self, node: u32, p: &Packet, held: Option<u32>) {
         if let Header::Cell(c) = p.hdr {
+            self.release(held);
             self.cell_arrive(node, *p, c);
         } else if node == p.dst {
+            self.release(held);
             let f = &mut self.flows[p.flow as usize];
             f.delivered += 1;
             if let Some(tr) = self.packet_trace.as_mut() {
@@ -404,32 +409,50 @@ impl Simulation {
             f.transport.on_packet(p, &mut ctx);
             self.flush();
         } else {
-            self.forward(node, p);
+            self.forward(node, p, held);
         }
     }
 
+    /// Free the store slot a packet that goes no further rested in.
     #[inline(always)]
-    fn forward(&mut self, node: u32, p: &Packet) {
+    fn release(&mut self, held: Option<u32>) {
+        if let Some(slot) = held {
+            self.store.free(slot);
+        }
+    }
+
+    /// Send `p` on from `node` by its route; `held` is the store slot it still rests in
+    /// when it has just left a link.
+    #[inline(always)]
+    fn forward(&mut self, node: u32, p: &Packet, held: Option<u32>) {
         let l = self.routes.next(node, p.dst, p.flow);
         debug_assert_ne!(
             l, NO_ROUTE,
             "routes are validated when the scenario is built"
         );
         if self.links[l as usize].cells {
+            self.release(held);
             // The packet enters its VC here: the adapter turns it into cells.
             self.segment(*p);
             return;
         }
-        self.enqueue_on(l, p);
+        self.enqueue_held(l, p, held);
     }
 
     /// Offer a packet (or cell) to link direction `l`; count what the link drops.
     #[inline(always)]
     fn enqueue_on(&mut self, l: u32, p: &Packet) {
+        self.enqueue_held(l, p, None);
+    }
+
+    /// [`Simulation::enqueue_on`] of a packet still in store slot `held`, if any.
+    #[inline(always)]
+    fn enqueue_held(&mut self, l: u32, p: &Packet, held: Option<u32>) {
         let link = &mut self.links[l as usize];
-        link.enqueue(
+        link.enqueue_held(
             self.now,
             p,
+            held,
             &mut self.events,
             &mut self.dropped,
             &mut self.store,
@@ -515,7 +538,7 @@ impl Simulation {
             }
             match self.processors.get_mut(p.src as usize) {
                 Some(Some(pr)) => pr.accept(self.now, p, &mut self.events),
-                _ => self.forward(p.src, &p),
+                _ => self.forward(p.src, &p, None),
             }
         }
         // Endpoints never produce packets while we forward (forwarding is immediate), so the
@@ -539,6 +562,16 @@ impl Simulation {
         }
         for pr in self.processors.iter().flatten() {
             pr.inside().for_each(|p| in_flight[p.flow as usize] += 1);
+        }
+        // Every packet on a delay line rests in one store slot, and no other slot is held:
+        // a slot passed from link to link is neither lost nor kept twice.
+        let on_lines: usize = self.links.iter().map(|l| l.on_line()).sum();
+        if on_lines != self.store.len() {
+            return Err(format!(
+                "packet store holds {} packets but the links' delay lines {}",
+                self.store.len(),
+                on_lines
+            ));
         }
         let mut total = Conservation::default();
         for (i, f) in self.flows.iter().enumerate() {

@@ -382,6 +382,22 @@ impl Link {
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
     ) {
+        self.enqueue_held(now, p, None, events, dropped, store);
+    }
+
+    /// [`Link::enqueue`] of a packet that still rests, unchanged, in store slot `held` (it
+    /// has just left another link): a FIFO link keeps it there instead of copying it into a
+    /// new slot; otherwise the slot is freed.
+    #[inline(always)]
+    pub fn enqueue_held(
+        &mut self,
+        now: Time,
+        p: &Packet,
+        held: Option<u32>,
+        events: &mut EventQueue,
+        dropped: &mut Vec<(Packet, DropCause)>,
+        store: &mut PacketStore,
+    ) {
         self.advance(now);
         self.stats.packets_in += 1;
         self.stats.bytes_in += p.wire as u64;
@@ -389,9 +405,12 @@ impl Link {
         // fast path reads no cold field.)
         debug_assert!(self.port.is_none() || self.cells, "a port on a packet link");
         if self.cells || self.before_queue || self.scheduled {
+            if let Some(slot) = held {
+                store.free(slot);
+            }
             self.enqueue_special(now, *p, events, dropped, store);
         } else {
-            self.enqueue_fifo(now, p, events, dropped, store);
+            self.enqueue_fifo(now, p, held, events, dropped, store);
         }
     }
 
@@ -415,16 +434,17 @@ impl Link {
             self.enqueue_scheduled(now, p, events, dropped);
             return;
         }
-        self.enqueue_fifo(now, &p, events, dropped, store);
+        self.enqueue_fifo(now, &p, None, events, dropped, store);
     }
 
     /// The drop-tail FIFO: admit or drop, then put the packet on the line with its arrival
-    /// time. The packet is copied once, into the store.
+    /// time. The packet is copied at most once, into the store (not at all when `held`).
     #[inline(always)]
     fn enqueue_fifo(
         &mut self,
         now: Time,
         p: &Packet,
+        held: Option<u32>,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
@@ -439,6 +459,9 @@ impl Link {
             if full {
                 self.stats.drops[DropCause::Queue.index()] += 1;
                 dropped.push((*p, DropCause::Queue));
+                if let Some(slot) = held {
+                    store.free(slot);
+                }
                 return;
             }
         }
@@ -458,7 +481,7 @@ impl Link {
             self.waiting_bytes += size as u64;
             self.note_queue_peak();
         }
-        let slot = store.put(Packet { lost, ..*p });
+        let slot = store.keep(held, p, lost);
         self.put_on_line(end + self.delay, slot, events);
     }
 
@@ -646,7 +669,7 @@ impl Link {
         events: &mut EventQueue,
         store: &mut PacketStore,
     ) -> Packet {
-        let p = self.take_arrival(now, store);
+        let p = store.take(self.take_arrival(now, store));
         if let Some((t, slot)) = self.next_arrival() {
             events.push(t, Event::LinkArrival(self.id, slot));
         }
@@ -659,19 +682,20 @@ impl Link {
         self.line.front().map(|x| (x.arrive, x.slot))
     }
 
-    /// The head packet reaches the far end at `now`; the caller schedules (or handles at
-    /// once) the next head's arrival.
+    /// The head packet reaches the far end at `now`: its store slot, which the caller reads
+    /// and then frees or hands to the next link ([`Link::enqueue_held`]). The caller
+    /// schedules (or handles at once) the next head's arrival.
     #[inline]
-    pub fn take_arrival(&mut self, now: Time, store: &mut PacketStore) -> Packet {
+    pub fn take_arrival(&mut self, now: Time, store: &PacketStore) -> u32 {
         let head = self
             .line
             .pop_front()
             .expect("arrival event without a packet");
         debug_assert_eq!(head.arrive, now);
-        let packet = store.take(head.slot);
         if let Some(next) = self.line.front() {
             store.prefetch(next.slot);
         }
+        let packet = store.get(head.slot);
         match packet.lost {
             Some(cause) => self.stats.drops[cause.index()] += 1,
             None => {
@@ -679,7 +703,12 @@ impl Link {
                 self.stats.bytes_out += packet.wire as u64;
             }
         }
-        packet
+        head.slot
+    }
+
+    /// Packets on the delay line (each resting in a slot of the store).
+    pub fn on_line(&self) -> usize {
+        self.line.len()
     }
 
     /// Every packet inside the link: waiting, being transmitted, or propagating.

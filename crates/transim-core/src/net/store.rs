@@ -51,6 +51,26 @@ impl PacketStore {
         self.slots[i as usize].0
     }
 
+    /// Free slot `i` without reading it.
+    #[inline(always)]
+    pub fn free(&mut self, i: u32) {
+        self.free.push(i);
+    }
+
+    /// Keep `p`, marked `lost`: in `held`, the slot it already rests in (a packet passed on
+    /// from one link to the next, unchanged), or else in a new slot. Returns the slot.
+    #[inline(always)]
+    pub fn keep(&mut self, held: Option<u32>, p: &Packet, lost: Option<super::DropCause>) -> u32 {
+        match held {
+            Some(i) => {
+                debug_assert_eq!(self.slots[i as usize].0.uid, p.uid, "held slot");
+                self.slots[i as usize].0.lost = lost;
+                i
+            }
+            None => self.put(Packet { lost, ..*p }),
+        }
+    }
+
     /// Ask the CPU to bring slot `i` into the cache: the link whose line it heads will
     /// hand it over next, typically after thousands of other packets' work, and a random slot
     /// (unlike the old delay-line buffers, read in order) is not something the hardware
@@ -105,5 +125,24 @@ mod tests {
         s.take(b);
         s.take(a);
         assert!(s.is_empty());
+    }
+
+    #[test]
+    fn a_held_packet_stays_in_its_slot() {
+        let mut s = PacketStore::new();
+        let a = s.put(pkt(1));
+        let b = s.put(pkt(2));
+        let p = *s.get(b);
+        // Passed on unchanged: the same slot, only the loss mark rewritten.
+        let lost = Some(crate::net::DropCause::LossModel);
+        assert_eq!(s.keep(Some(b), &p, lost), b);
+        assert_eq!(s.get(b).lost, lost);
+        assert_eq!(s.len(), 2);
+        // Not held: a new slot (the one freed last first).
+        s.free(a);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s.keep(None, &pkt(3), None), a);
+        assert_eq!(s.get(a).uid, 3);
+        assert_eq!(s.len(), 2);
     }
 }
