@@ -243,15 +243,18 @@ impl Link {
     /// has started leave the waiting queue.
     #[inline(always)]
     fn advance(&mut self, now: Time) {
+        if self.scheduled {
+            self.integrate(now);
+            return;
+        }
+        // A FIFO packet's wait went into the queue integrals when it was accepted.
         while let Some(&(start, size)) = self.waiting.front() {
             if start > now {
                 break;
             }
-            self.integrate(start);
             self.waiting.pop_front();
             self.waiting_bytes -= size as u64;
         }
-        self.integrate(now);
     }
 
     /// Packets and bytes waiting (not being transmitted), as last brought up to date.
@@ -477,6 +480,12 @@ impl Link {
         self.busy_until = end;
         self.stats.busy_ns += end - start;
         if busy {
+            // The queue integrals (packet·ns, byte·ns) are the sums of every packet's wait:
+            // a FIFO knows it now, `start − now` ([`Link::finish`] takes off what lies past
+            // the end of the run).
+            let wait = (start - now) as u128;
+            self.stats.queue_area += wait;
+            self.stats.queue_byte_area += size as u128 * wait;
             self.waiting.push_back((start, size));
             self.waiting_bytes += size as u64;
             self.note_queue_peak();
@@ -726,6 +735,11 @@ impl Link {
     /// the busy time that lies after `end`.
     pub fn finish(&mut self, end: Time) {
         self.advance(end);
+        for &(start, size) in &self.waiting {
+            let after = (start - end) as u128;
+            self.stats.queue_area -= after;
+            self.stats.queue_byte_area -= size as u128 * after;
+        }
         if self.busy_until > end {
             self.stats.busy_ns -= self.busy_until - end;
         }
@@ -844,5 +858,24 @@ mod tests {
         assert_eq!(l.stats.busy_ns, 2 * MILLISECOND);
         assert_eq!(l.stats.queue_area, MILLISECOND as u128);
         assert_eq!(l.stats.queue_max, 1);
+    }
+
+    #[test]
+    fn queue_integrals_stop_at_the_end_of_the_run() {
+        let mut l = link(QueueLimit::Packets(100));
+        let mut ev = EventQueue::new();
+        let mut st = PacketStore::new();
+        // Three 1000-byte packets at t=0 (1 ms each): the second waits 0–1 ms, the third
+        // 0–2 ms, cut at the end, 1.5 ms: 2.5 ms of one packet waiting in all.
+        for _ in 0..3 {
+            l.enqueue(0, &pkt(1000), &mut ev, &mut vec![], &mut st);
+        }
+        l.finish(3 * MILLISECOND / 2);
+        assert_eq!(l.stats.queue_area, (5 * MILLISECOND / 2) as u128);
+        assert_eq!(
+            l.stats.queue_byte_area,
+            1000 * (5 * MILLISECOND / 2) as u128
+        );
+        assert_eq!(l.stats.busy_ns, 3 * MILLISECOND / 2);
     }
 }
