@@ -531,16 +531,18 @@ impl Simulation {
             return;
         }
         let mut out = std::mem::take(&mut self.out);
-        for p in out.drain(..) {
+        // By reference: the link copies each packet once, into the store.
+        for p in &out {
             self.flows[p.flow as usize].injected += 1;
             if let Some(tr) = self.packet_trace.as_mut() {
-                tr.record(self.now, packet_event::SEND, &p, -1, -1);
+                tr.record(self.now, packet_event::SEND, p, -1, -1);
             }
             match self.processors.get_mut(p.src as usize) {
-                Some(Some(pr)) => pr.accept(self.now, p, &mut self.events),
-                _ => self.forward(p.src, &p, None),
+                Some(Some(pr)) => pr.accept(self.now, *p, &mut self.events),
+                _ => self.forward(p.src, p, None),
             }
         }
+        out.clear();
         // Endpoints never produce packets while we forward (forwarding is immediate), so the
         // buffer we took is still the one to keep.
         debug_assert!(self.out.is_empty());
