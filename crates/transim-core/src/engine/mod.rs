@@ -396,10 +396,10 @@ impl Simulation {
     #[inline(always)]
     fn arrive(&mut self, node: u32, p: &Packet, held: Option<u32>) {
         if let Header::Cell(c) = p.hdr {
-            self.release(held);
+            self.store.release(held);
             self.cell_arrive(node, *p, c);
         } else if node == p.dst {
-            self.release(held);
+            self.store.release(held);
             let f = &mut self.flows[p.flow as usize];
             f.delivered += 1;
             if let Some(tr) = self.packet_trace.as_mut() {
@@ -413,14 +413,6 @@ impl Simulation {
         }
     }
 
-    /// Free the store slot a packet that goes no further rested in.
-    #[inline(always)]
-    fn release(&mut self, held: Option<u32>) {
-        if let Some(slot) = held {
-            self.store.free(slot);
-        }
-    }
-
     /// Send `p` on from `node` by its route; `held` is the store slot it still rests in
     /// when it has just left a link.
     #[inline(always)]
@@ -431,7 +423,7 @@ impl Simulation {
             "routes are validated when the scenario is built"
         );
         if self.links[l as usize].cells {
-            self.release(held);
+            self.store.release(held);
             // The packet enters its VC here: the adapter turns it into cells.
             self.segment(*p);
             return;

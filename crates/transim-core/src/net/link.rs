@@ -80,7 +80,8 @@ struct InFlight {
 pub struct Link {
     /// When the last accepted packet finishes serialisation.
     busy_until: Time,
-    /// Last time the queue integrals were brought up to date.
+    /// Last time a scheduled link's queue integrals were brought up to date (a FIFO adds
+    /// each packet's wait when it accepts the packet).
     stats_t: Time,
     waiting_bytes: u64,
     /// Start-of-transmission time and size of packets still waiting in the queue.
@@ -244,7 +245,7 @@ impl Link {
     #[inline(always)]
     fn advance(&mut self, now: Time) {
         if self.scheduled {
-            self.integrate(now);
+            self.integrate_scheduled(now);
             return;
         }
         // A FIFO packet's wait went into the queue integrals when it was accepted.
@@ -270,8 +271,11 @@ impl Link {
         (s.len(), s.bytes())
     }
 
+    /// Bring a scheduled link's queue integrals up to `t` (a FIFO's must not be: they hold
+    /// its packets' whole waits already).
     #[inline]
-    fn integrate(&mut self, t: Time) {
+    fn integrate_scheduled(&mut self, t: Time) {
+        debug_assert!(self.scheduled, "a FIFO's waits are added at acceptance");
         let (n, b) = self.waiting_counts();
         if n > 0 {
             let dt = (t - self.stats_t) as u128;
@@ -408,9 +412,7 @@ impl Link {
         // fast path reads no cold field.)
         debug_assert!(self.port.is_none() || self.cells, "a port on a packet link");
         if self.cells || self.before_queue || self.scheduled {
-            if let Some(slot) = held {
-                store.free(slot);
-            }
+            store.release(held);
             self.enqueue_special(now, *p, events, dropped, store);
         } else {
             self.enqueue_fifo(now, p, held, events, dropped, store);
@@ -462,9 +464,7 @@ impl Link {
             if full {
                 self.stats.drops[DropCause::Queue.index()] += 1;
                 dropped.push((*p, DropCause::Queue));
-                if let Some(slot) = held {
-                    store.free(slot);
-                }
+                store.release(held);
                 return;
             }
         }

@@ -57,6 +57,14 @@ impl PacketStore {
         self.free.push(i);
     }
 
+    /// Free the slot a packet that goes no further rests in, if it rests in one.
+    #[inline(always)]
+    pub fn release(&mut self, held: Option<u32>) {
+        if let Some(i) = held {
+            self.free(i);
+        }
+    }
+
     /// Keep `p`, marked `lost`: in `held`, the slot it already rests in (a packet passed on
     /// from one link to the next, unchanged), or else in a new slot. Returns the slot.
     #[inline(always)]
