@@ -7,6 +7,7 @@ use crate::net::atm::abr::{turn_around, Next};
 use crate::net::atm::layer::AtmNet;
 use crate::net::atm::vc::{cell_packet, Reassembled, VcDirection};
 use crate::net::header::cell::{CellHeader, CellKind};
+use crate::net::link::HOP_UNKNOWN;
 use crate::net::{DropCause, Header, Packet};
 use crate::sim::events::Event;
 
@@ -142,9 +143,9 @@ impl Simulation {
                     }
                     if let Some(q) = good {
                         if node == q.dst {
-                            self.arrive(node, &q, None);
+                            self.arrive(node, &q, None, HOP_UNKNOWN);
                         } else {
-                            self.forward(node, &q, None);
+                            self.forward(node, &q, None, HOP_UNKNOWN);
                         }
                     }
                 }

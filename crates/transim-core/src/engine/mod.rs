@@ -12,6 +12,7 @@ pub use routes::{Routes, NO_ROUTE};
 
 use crate::net::atm::layer::AtmNet;
 use crate::net::host::Processor;
+use crate::net::link::HOP_UNKNOWN;
 use crate::net::Header;
 use crate::net::{DropCause, Link, Packet, PacketStore};
 use crate::sim::events::{Event, EventQueue};
@@ -270,11 +271,14 @@ impl Simulation {
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             // The packet the next event will most likely hand over, and the three cache lines
-            // of its link a hop reads: fetch them while this one runs (with many links they
-            // are usually out of the cache by now).
-            if let Some(Event::LinkArrival(l, slot)) = self.events.peek_heap() {
+            // of its link and of the link it goes on to that a hop reads: fetch them while
+            // this one runs (with many links they are usually out of the cache by now).
+            if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_heap() {
                 self.store.prefetch(slot);
                 if let Some(link) = self.links.get(l as usize) {
+                    crate::sim::prefetch::prefetch(link, 3);
+                }
+                if let Some(link) = self.links.get(hop as usize) {
                     crate::sim::prefetch::prefetch(link, 3);
                 }
             }
@@ -319,26 +323,26 @@ impl Simulation {
         self.check_conservation().map_err(crate::Error::Engine)
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::LinkArrival(l, _) => {
+            Event::LinkArrival(l, _, _) => {
                 // A train of packets (a frame's cells, a window's segments) on one link: while
                 // the next arrival is strictly earlier than every pending event, the heap
                 // would hand it back next anyway, so handle it here without a push and a pop.
                 // The order of everything is unchanged (ties still go through the heap).
                 loop {
                     let link = &mut self.links[l as usize];
-                    let slot = link.take_arrival(self.now, &self.store);
+                    let (slot, hop) = link.take_arrival(self.now, &self.store);
                     let p = *self.store.get(slot);
                     let to = link.to;
                     if let Some(cause) = p.lost {
                         self.store.free(slot);
                         self.count_drop(&p, cause, l);
                     } else {
-                        self.arrive(to, &p, Some(slot));
+                        self.arrive(to, &p, Some(slot), hop);
                     }
-                    let Some((t, slot)) = self.links[l as usize].next_arrival() else {
+                    let Some((t, slot, hop)) = self.links[l as usize].next_arrival() else {
                         break;
                     };
                     let earliest = self.events.peek_time().is_none_or(|h| t < h);
@@ -348,7 +352,7 @@ impl Simulation {
                         self.now = t;
                         self.events.popped += 1;
                     } else {
-                        self.events.push(t, Event::LinkArrival(l, slot));
+                        self.events.push(t, Event::LinkArrival(l, slot, hop));
                         break;
                     }
                 }
@@ -386,15 +390,16 @@ impl Simulation {
                     .as_mut()
                     .expect("events only for hosts with a processor");
                 let p = pr.pop(self.now, &mut self.events);
-                self.forward(node, &p, None);
+                self.forward(node, &p, None, HOP_UNKNOWN);
             }
         }
     }
 
     /// A packet arrives at `node`, from a link that kept it in store slot `held` if any:
-    /// deliver it to its endpoint or forward it (in the same slot).
+    /// deliver it to its endpoint or forward it (in the same slot, and by link direction
+    /// `hop` if that is not [`HOP_UNKNOWN`]).
     #[inline(always)]
-    fn arrive(&mut self, node: u32, p: &Packet, held: Option<u32>) {
+    fn arrive(&mut self, node: u32, p: &Packet, held: Option<u32>, hop: u32) {
         if let Header::Cell(c) = p.hdr {
             self.store.release(held);
             self.cell_arrive(node, *p, c);
@@ -409,15 +414,21 @@ impl Simulation {
             f.transport.on_packet(p, &mut ctx);
             self.flush();
         } else {
-            self.forward(node, p, held);
+            self.forward(node, p, held, hop);
         }
     }
 
-    /// Send `p` on from `node` by its route; `held` is the store slot it still rests in
-    /// when it has just left a link.
+    /// Send `p` on from `node` by its route (`hop`, when the link it came by had looked it
+    /// up already, else [`HOP_UNKNOWN`]); `held` is the store slot it still rests in when it
+    /// has just left a link.
     #[inline(always)]
-    fn forward(&mut self, node: u32, p: &Packet, held: Option<u32>) {
-        let l = self.routes.next(node, p.dst, p.flow);
+    fn forward(&mut self, node: u32, p: &Packet, held: Option<u32>, hop: u32) {
+        let l = if hop != HOP_UNKNOWN {
+            debug_assert_eq!(hop, self.routes.next(node, p.dst, p.flow));
+            hop
+        } else {
+            self.routes.next(node, p.dst, p.flow)
+        };
         debug_assert_ne!(
             l, NO_ROUTE,
             "routes are validated when the scenario is built"
@@ -437,14 +448,22 @@ impl Simulation {
         self.enqueue_held(l, p, None);
     }
 
-    /// [`Simulation::enqueue_on`] of a packet still in store slot `held`, if any.
+    /// [`Simulation::enqueue_on`] of a packet still in store slot `held`, if any. The
+    /// route onward from the far end is looked up here rather than on arrival, so that the
+    /// arrival event can name the next link for the prefetch.
     #[inline(always)]
     fn enqueue_held(&mut self, l: u32, p: &Packet, held: Option<u32>) {
         let link = &mut self.links[l as usize];
+        let hop = if link.to == p.dst || link.cells {
+            HOP_UNKNOWN
+        } else {
+            self.routes.next(link.to, p.dst, p.flow)
+        };
         link.enqueue_held(
             self.now,
             p,
             held,
+            hop,
             &mut self.events,
             &mut self.dropped,
             &mut self.store,
@@ -531,7 +550,7 @@ impl Simulation {
             }
             match self.processors.get_mut(p.src as usize) {
                 Some(Some(pr)) => pr.accept(self.now, *p, &mut self.events),
-                _ => self.forward(p.src, p, None),
+                _ => self.forward(p.src, p, None, HOP_UNKNOWN),
             }
         }
         out.clear();

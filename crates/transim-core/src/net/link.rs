@@ -19,7 +19,7 @@ use super::atm::layer::AtmNet;
 use super::atm::port::CellPort;
 use super::loss::{DropCause, LossModel, ScriptedDrops};
 use super::qdisc::{Sched, Scheduler};
-use super::store::PacketStore;
+use super::store::{InFlight, PacketStore};
 use super::Header;
 use super::Packet;
 use crate::sim::events::{Event, EventQueue};
@@ -63,13 +63,8 @@ pub struct LinkStats {
     pub drops: [u64; DropCause::COUNT],
 }
 
-/// A packet accepted by the link: the time it reaches the far end and its slot in the
-/// [`PacketStore`].
-#[derive(Clone, Copy, Debug)]
-struct InFlight {
-    arrive: Time,
-    slot: u32,
-}
+/// An [`InFlight::hop`] nobody worked out: the engine looks the route up at the far end.
+pub const HOP_UNKNOWN: u32 = u32::MAX;
 
 /// One direction of a link.
 ///
@@ -91,13 +86,20 @@ pub struct Link {
     /// Node at the receiving end.
     pub to: u32,
     // -- second cache line
-    /// Accepted packets in order of arrival at the far end.
-    line: VecDeque<InFlight>,
+    /// The delay line, packets in order of arrival at the far end: the head (valid while
+    /// `on_line > 0`); each packet's store slot names the one after it, and `tail` is the
+    /// slot of the last. So an arrival reads the next packet's time and slot from the slot
+    /// it reads anyway, not from a buffer of the link's own (a cache miss with many links).
+    head: InFlight,
+    tail: u32,
+    on_line: u32,
     /// Propagation delay.
     pub delay: Time,
     /// Serialisation times of the two most recent packet sizes (data and ACKs, typically).
     tx_sizes: [u32; 2],
     tx_times: [Time; 2],
+    /// Keeps the third line's fields on the third line.
+    _pad: u64,
     // -- third cache line: the flags, the framing and the counters every packet updates
     /// Bytes of framing added to every packet on this link (counted for serialisation only).
     pub overhead: u32,
@@ -171,10 +173,13 @@ impl Link {
             waiting: VecDeque::new(),
             id,
             to,
-            line: VecDeque::new(),
+            head: InFlight::default(),
+            tail: 0,
+            on_line: 0,
             delay,
             tx_sizes: [u32::MAX; 2],
             tx_times: [0; 2],
+            _pad: 0,
             limit,
             overhead,
             before_queue,
@@ -249,6 +254,14 @@ impl Link {
             return;
         }
         // A FIFO packet's wait went into the queue integrals when it was accepted.
+        if self.busy_until <= now {
+            // Idle: every waiting packet has started (the last one starts before the link
+            // falls idle), so empty the queue without reading it, which with many links is
+            // a cache miss.
+            self.waiting.clear();
+            self.waiting_bytes = 0;
+            return;
+        }
         while let Some(&(start, size)) = self.waiting.front() {
             if start > now {
                 break;
@@ -310,7 +323,7 @@ impl Link {
 
     /// Give the link a scheduler (or none: FIFO). Only before the run starts.
     pub fn set_scheduler(&mut self, sched: Option<Sched>) {
-        debug_assert!(self.current.is_none() && self.line.is_empty());
+        debug_assert!(self.current.is_none() && self.on_line == 0);
         self.scheduled = sched.is_some();
         self.sched = sched;
     }
@@ -389,18 +402,22 @@ impl Link {
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
     ) {
-        self.enqueue_held(now, p, None, events, dropped, store);
+        self.enqueue_held(now, p, None, HOP_UNKNOWN, events, dropped, store);
     }
 
     /// [`Link::enqueue`] of a packet that still rests, unchanged, in store slot `held` (it
     /// has just left another link): a FIFO link keeps it there instead of copying it into a
-    /// new slot; otherwise the slot is freed.
+    /// new slot; otherwise the slot is freed. `hop` is the link direction the packet will
+    /// take at the far end if the caller knows it ([`HOP_UNKNOWN`] if not): a FIFO link hands
+    /// it back with the arrival ([`Link::take_arrival`]).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn enqueue_held(
         &mut self,
         now: Time,
         p: &Packet,
         held: Option<u32>,
+        hop: u32,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
@@ -415,7 +432,7 @@ impl Link {
             store.release(held);
             self.enqueue_special(now, *p, events, dropped, store);
         } else {
-            self.enqueue_fifo(now, p, held, events, dropped, store);
+            self.enqueue_fifo(now, p, held, hop, events, dropped, store);
         }
     }
 
@@ -439,17 +456,19 @@ impl Link {
             self.enqueue_scheduled(now, p, events, dropped);
             return;
         }
-        self.enqueue_fifo(now, &p, None, events, dropped, store);
+        self.enqueue_fifo(now, &p, None, HOP_UNKNOWN, events, dropped, store);
     }
 
     /// The drop-tail FIFO: admit or drop, then put the packet on the line with its arrival
     /// time. The packet is copied at most once, into the store (not at all when `held`).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn enqueue_fifo(
         &mut self,
         now: Time,
         p: &Packet,
         held: Option<u32>,
+        hop: u32,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
@@ -491,7 +510,7 @@ impl Link {
             self.note_queue_peak();
         }
         let slot = store.keep(held, p, lost);
-        self.put_on_line(end + self.delay, slot, events);
+        self.put_on_line(end + self.delay, slot, hop, events, store);
     }
 
     /// A FIFO transmission starting at `start` on a link with a scripted drop on the wire,
@@ -566,11 +585,23 @@ impl Link {
     /// Put the packet in store slot `slot` on the line, to arrive at `arrive` (an event only
     /// for a new head).
     #[inline(always)]
-    fn put_on_line(&mut self, arrive: Time, slot: u32, events: &mut EventQueue) {
-        if self.line.is_empty() {
-            events.push(arrive, Event::LinkArrival(self.id, slot));
+    fn put_on_line(
+        &mut self,
+        arrive: Time,
+        slot: u32,
+        hop: u32,
+        events: &mut EventQueue,
+        store: &mut PacketStore,
+    ) {
+        let x = InFlight { arrive, slot, hop };
+        if self.on_line == 0 {
+            events.push(arrive, Event::LinkArrival(self.id, slot, hop));
+            self.head = x;
+        } else {
+            store.set_next(self.tail, x);
         }
-        self.line.push_back(InFlight { arrive, slot });
+        self.tail = slot;
+        self.on_line += 1;
     }
 
     /// The rarely used work when a transmission starts: lose the packet if the link is
@@ -644,7 +675,8 @@ impl Link {
             .current
             .take()
             .expect("transmission end without a packet");
-        self.put_on_line(now + self.delay, store.put(p), events);
+        let slot = store.put(p);
+        self.put_on_line(now + self.delay, slot, HOP_UNKNOWN, events, store);
         let before = dropped.len();
         let next = self
             .sched
@@ -678,31 +710,34 @@ impl Link {
         events: &mut EventQueue,
         store: &mut PacketStore,
     ) -> Packet {
-        let p = store.take(self.take_arrival(now, store));
-        if let Some((t, slot)) = self.next_arrival() {
-            events.push(t, Event::LinkArrival(self.id, slot));
+        let p = store.take(self.take_arrival(now, store).0);
+        if let Some((t, slot, hop)) = self.next_arrival() {
+            events.push(t, Event::LinkArrival(self.id, slot, hop));
         }
         p
     }
 
-    /// When the next packet on the line reaches the far end, and its slot, if any.
+    /// When the next packet on the line reaches the far end, its slot and its hop there
+    /// ([`HOP_UNKNOWN`] if not known), if there is a next packet.
     #[inline]
-    pub fn next_arrival(&self) -> Option<(Time, u32)> {
-        self.line.front().map(|x| (x.arrive, x.slot))
+    pub fn next_arrival(&self) -> Option<(Time, u32, u32)> {
+        let x = self.head;
+        (self.on_line > 0).then_some((x.arrive, x.slot, x.hop))
     }
 
     /// The head packet reaches the far end at `now`: its store slot, which the caller reads
-    /// and then frees or hands to the next link ([`Link::enqueue_held`]). The caller
-    /// schedules (or handles at once) the next head's arrival.
+    /// and then frees or hands to the next link ([`Link::enqueue_held`]), and the hop it
+    /// takes there if known. The caller schedules (or handles at once) the next head's
+    /// arrival.
     #[inline]
-    pub fn take_arrival(&mut self, now: Time, store: &PacketStore) -> u32 {
-        let head = self
-            .line
-            .pop_front()
-            .expect("arrival event without a packet");
+    pub fn take_arrival(&mut self, now: Time, store: &PacketStore) -> (u32, u32) {
+        assert!(self.on_line > 0, "arrival event without a packet");
+        let head = self.head;
         debug_assert_eq!(head.arrive, now);
-        if let Some(next) = self.line.front() {
-            store.prefetch(next.slot);
+        self.on_line -= 1;
+        if self.on_line > 0 {
+            self.head = store.next_of(head.slot);
+            store.prefetch(self.head.slot);
         }
         let packet = store.get(head.slot);
         match packet.lost {
@@ -712,17 +747,23 @@ impl Link {
                 self.stats.bytes_out += packet.wire as u64;
             }
         }
-        head.slot
+        (head.slot, head.hop)
     }
 
     /// Packets on the delay line (each resting in a slot of the store).
     pub fn on_line(&self) -> usize {
-        self.line.len()
+        self.on_line as usize
     }
 
     /// Every packet inside the link: waiting, being transmitted, or propagating.
     pub fn for_each_inside(&self, store: &PacketStore, f: &mut dyn FnMut(&Packet)) {
-        self.line.iter().for_each(|x| f(store.get(x.slot)));
+        let mut x = self.head;
+        for k in 0..self.on_line {
+            if k > 0 {
+                x = store.next_of(x.slot);
+            }
+            f(store.get(x.slot));
+        }
         if let Some(p) = &self.current {
             f(p);
         }
@@ -779,7 +820,7 @@ mod tests {
         use std::mem::offset_of;
         // Line 1: the queue's timing; line 2: the delay line and serialisation cache.
         assert!(offset_of!(Link, to) < 64 && offset_of!(Link, waiting) < 64);
-        assert!(offset_of!(Link, line) >= 64 && offset_of!(Link, tx_times) + 16 <= 128);
+        assert!(offset_of!(Link, head) >= 64 && offset_of!(Link, tx_times) + 16 <= 128);
         // Line 3: the flags, the framing and the five per-packet counters.
         for flag in [
             offset_of!(Link, cells),

@@ -9,12 +9,27 @@
 //! cache: a packet's bytes stay in one place on its way through the network.
 
 use super::Packet;
+use crate::sim::Time;
+
+/// A packet on a link's delay line: when it reaches the far end, its slot here, and the
+/// link direction it takes there (`u32::MAX` when the sender did not look it up).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InFlight {
+    /// Arrival time at the far end.
+    pub arrive: Time,
+    /// Slot in the store.
+    pub slot: u32,
+    /// The link direction onward from the far end, if known.
+    pub hop: u32,
+}
 
 /// One slot, aligned to cache lines so that a packet (112 bytes) spans two lines, never
-/// three.
+/// three; the 16 bytes left name the packet after it on its link's delay line.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(align(64))]
-struct Slot(Packet);
+struct Slot(Packet, InFlight);
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 128);
 
 /// A slab of packets with a last-in, first-out free list.
 #[derive(Debug, Default)]
@@ -34,11 +49,11 @@ impl PacketStore {
     pub fn put(&mut self, p: Packet) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = Slot(p);
+                self.slots[i as usize].0 = p;
                 i
             }
             None => {
-                self.slots.push(Slot(p));
+                self.slots.push(Slot(p, InFlight::default()));
                 (self.slots.len() - 1) as u32
             }
         }
@@ -88,6 +103,19 @@ impl PacketStore {
         if let Some(slot) = self.slots.get(i as usize) {
             crate::sim::prefetch::prefetch(slot, 2);
         }
+    }
+
+    /// Record that `next` follows the packet in slot `i` on its delay line.
+    #[inline(always)]
+    pub fn set_next(&mut self, i: u32, next: InFlight) {
+        self.slots[i as usize].1 = next;
+    }
+
+    /// The packet after the one in slot `i` on its delay line (as [`PacketStore::set_next`]
+    /// last recorded).
+    #[inline(always)]
+    pub fn next_of(&self, i: u32) -> InFlight {
+        self.slots[i as usize].1
     }
 
     /// The packet in slot `i`.
