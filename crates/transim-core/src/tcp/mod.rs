@@ -13,6 +13,7 @@ pub mod receiver;
 pub mod recovery;
 pub mod results;
 pub use crate::transport::rtt;
+pub mod rtx_find;
 pub mod sack;
 pub mod scoreboard;
 pub mod sender;

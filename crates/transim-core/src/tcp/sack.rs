@@ -62,7 +62,7 @@ impl TcpSender {
                 continue; // D-SACK or stale
             }
             self.sack.high_sacked = self.sack.high_sacked.max(right);
-            let mut i = self.rtx.partition_point(|s| s.start < left);
+            let mut i = self.rtx_first_from(left);
             loop {
                 // Skip what is already SACKed without visiting it again.
                 let at = front.wrapping_add(i as u32);
@@ -142,7 +142,7 @@ impl TcpSender {
 
     /// Bytes of unSACKed segments starting below `x` (whole segments).
     pub(crate) fn unsacked_below(&self, x: u64) -> u64 {
-        let k = self.rtx.partition_point(|s| s.start < x);
+        let k = self.rtx_first_from(x);
         if k == 0 {
             return 0;
         }
@@ -189,7 +189,7 @@ impl TcpSender {
         let front = self.rtx.front()?.index;
         let end = front.wrapping_add(self.rtx.len() as u32);
         let from = self.sack.hole_from;
-        let mut i = self.rtx.partition_point(|s| s.start < from);
+        let mut i = self.rtx_first_from(from);
         loop {
             let at = front.wrapping_add(i as u32);
             i = self.sack.index.first_unsacked(at, end).wrapping_sub(front) as usize;
@@ -209,7 +209,7 @@ impl TcpSender {
     pub(crate) fn first_unsacked_from(&mut self, x: u64) -> Option<usize> {
         let front = self.rtx.front()?.index;
         let end = front.wrapping_add(self.rtx.len() as u32);
-        let i = self.rtx.partition_point(|s| s.start < x);
+        let i = self.rtx_first_from(x);
         let at = front.wrapping_add(i as u32);
         let i = self.sack.index.first_unsacked(at, end).wrapping_sub(front) as usize;
         (i < self.rtx.len()).then_some(i)

@@ -39,7 +39,7 @@ pub(crate) enum RtxKind {
 }
 
 /// A segment sent and not yet fully acknowledged, with its scoreboard marks.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SentSeg {
     pub(crate) start: u64,
     pub(crate) end: u64,
@@ -281,7 +281,7 @@ impl TcpSender {
     #[inline]
     pub(crate) fn flight_segments(&self) -> u64 {
         let nxt = self.snd_nxt;
-        self.rtx.partition_point(|s| s.start < nxt) as u64
+        self.rtx_first_from(nxt) as u64
     }
 
     /// Let the application write `sizes` in pieces, each packetized at write time (Linux's
@@ -579,7 +579,7 @@ impl TcpSender {
                 // Go-back-N after a timeout (or Tahoe's fast retransmit): resend old segments,
                 // skipping those the receiver has SACKed (when the scoreboard is kept).
                 let nxt = self.snd_nxt;
-                let i = self.rtx.partition_point(|s| s.end <= nxt);
+                let i = self.rtx_first_ending_after(nxt);
                 let Some(seg) = self.rtx.get(i) else { break };
                 // ns-2's Sack1 resends SACKed segments too (its t_seqno_ ignores the
                 // scoreboard).
@@ -671,7 +671,7 @@ impl TcpSender {
             });
             (index, 1)
         } else {
-            let i = self.rtx.partition_point(|s| s.end <= start);
+            let i = self.rtx_first_ending_after(start);
             let seg = &mut self.rtx[i];
             seg.tx = seg.tx.saturating_add(1);
             seg.retx = true;

@@ -197,7 +197,7 @@ impl TcpSender {
 
     /// A cumulative ACK up to `ack`: the unSACKed segments it covers are delivered.
     pub(crate) fn rack_on_cumulative(&mut self, ack: u64, now: Time) {
-        let n = self.rtx.partition_point(|s| s.end <= ack);
+        let n = self.rtx_first_ending_after(ack);
         for i in 0..n {
             if !self.rtx[i].sacked {
                 self.rack_delivered(i, now);
@@ -238,7 +238,7 @@ impl TcpSender {
         // Original transmissions, in sequence (= send) order, from the frontier.
         loop {
             let f = self.sack.lost_to;
-            let i = self.rtx.partition_point(|s| s.start < f);
+            let i = self.rtx_first_from(f);
             let Some(seg) = self.rtx.get(i).copied() else {
                 break;
             };
@@ -256,7 +256,7 @@ impl TcpSender {
         }
         // Retransmissions of this episode, in send order.
         while let Some(&(sent, start)) = self.rack.rtx_order.front() {
-            let i = self.rtx.partition_point(|s| s.end <= start);
+            let i = self.rtx_first_ending_after(start);
             let current = self
                 .rtx
                 .get(i)
@@ -296,7 +296,7 @@ impl TcpSender {
     /// The largest time left among the unSACKed original segments sent before RACK's
     /// reference: the last such one below it (found by stepping down over SACKed segments).
     fn rack_latest_remaining(&self, from: usize, reo: Time, now: Time) -> i128 {
-        let top = self.rtx.partition_point(|s| s.end <= self.rack.end_seq);
+        let top = self.rtx_first_ending_after(self.rack.end_seq);
         let mut j = top.min(self.rtx.len());
         while j > from {
             j -= 1;

@@ -170,7 +170,7 @@ fn next_seg(s: &mut TcpSender) -> Option<Next> {
     // (4) one rescue retransmission per episode of the highest outstanding unSACKed
     // segment, once the cumulative ACK has passed RescueRxt.
     if s.snd_una > s.sack.rescue_rxt {
-        let below = s.rtx.partition_point(|g| g.start < s.recover);
+        let below = s.rtx_first_from(s.recover);
         if let Some(i) = s.rtx.range(..below).rposition(|g| !g.sacked) {
             return Some(Next::Retransmit {
                 index: i,
@@ -187,7 +187,7 @@ impl TcpSender {
     /// false when the frontier stays.
     fn pass_lost_frontier(&mut self) -> bool {
         let f = self.sack.lost_to;
-        let i = self.rtx.partition_point(|s| s.start < f);
+        let i = self.rtx_first_from(f);
         let Some(seg) = self.rtx.get(i) else {
             return false;
         };

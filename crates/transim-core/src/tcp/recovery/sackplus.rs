@@ -92,7 +92,7 @@ fn detect_lost_retransmissions(s: &mut TcpSender, sb: &SackBlocks, ack: u64) {
             break;
         }
         s.sack.retransmitted.pop_front();
-        let i = s.rtx.partition_point(|g| g.end <= start);
+        let i = s.rtx_first_ending_after(start);
         let Some(seg) = s.rtx.get_mut(i) else {
             continue;
         };
