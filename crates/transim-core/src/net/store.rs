@@ -1,12 +1,11 @@
 //! Where packets rest while links carry them.
 //!
-//! A link's delay line holds only a packet's arrival time and its slot here (16 bytes), not
-//! the packet itself (112 bytes). With many flows every flow's access links are cold in the
-//! cache when one of its packets passes; writing the whole packet into each link's own
-//! buffer cost two cache-line misses per hop. The store hands out the most recently freed
-//! slot first, and a packet leaving a link is freed just before it is offered to the next
-//! one, so it is normally written back into the very slot it was read from, still in the
-//! cache: a packet's bytes stay in one place on its way through the network.
+//! A packet (112 bytes) is written once into a slot here and stays there on its way through
+//! the network; links hold only slot numbers. A link's delay line is chained through the
+//! slots: the 16 bytes each slot has beside its packet name the next packet on the same line
+//! (its arrival time, slot and next link), so an arrival reads the packet after it from the
+//! slot it reads anyway instead of from a buffer of the link's own, which with many links
+//! is a cache miss. The store hands out the most recently freed slot first.
 
 use super::Packet;
 use crate::sim::Time;
