@@ -74,6 +74,17 @@ impl Net {
         id
     }
 
+    /// Make room for `nodes` more nodes and `directions` more link directions at once: a
+    /// link direction is 768 bytes, and growing the vector by doubling copied every one
+    /// built so far again and again (half the build time at 10,000 flows).
+    fn reserve(&mut self, nodes: usize, directions: usize) {
+        self.names.reserve(nodes);
+        self.out.reserve(nodes);
+        self.links.reserve(directions);
+        self.link_names.reserve(directions);
+        self.queue_given.reserve(directions);
+    }
+
     pub(super) fn find(&self, name: &str) -> Option<u32> {
         self.index.get(name).copied()
     }
@@ -418,6 +429,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             let bn = require(&topo.bottleneck, "topology.bottleneck", why)?;
             forbid(&bn.between, "topology.bottleneck.between", why)?;
             let access = topo.access.clone().unwrap_or_else(|| default_access(bn));
+            net.reserve(2 + 2 * sc.flows.len(), 2 + 4 * sc.flows.len());
             let r1 = net.node("r1");
             let r2 = net.node("r2");
             net.add_link(r1, r2, bn, "topology.bottleneck", sc.seed, n)?;
@@ -458,6 +470,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             forbid(&topo.sender_access, "topology.sender_access", why)?;
             forbid(&topo.receiver_access, "topology.receiver_access", why)?;
             let nodes = require(&topo.nodes, "topology.nodes", why)?;
+            net.reserve(nodes.len(), 2 * topo.links.as_ref().map_or(0, |l| l.len()));
             for (i, name) in nodes.iter().enumerate() {
                 if name.is_empty() {
                     return Err(ScenarioError::new(
