@@ -119,6 +119,11 @@ pub struct SenderStats {
 const TS_TICK: Time = MILLISECOND;
 
 /// The sending half of a connection.
+///
+/// The fields an ACK and a new segment touch come first, in this order (`repr(C)`): with
+/// many flows a sender is cold in the cache whenever its ACK arrives, and each cache line
+/// that path reads is a miss.
+#[repr(C)]
 pub struct TcpSender {
     /// Configuration (shared by every flow built from the same settings, so with many flows
     /// it stays in the cache).
@@ -128,7 +133,6 @@ pub struct TcpSender {
     peer: u32,
     /// State.
     pub state: SenderState,
-    syn_sent_at: Time,
     /// Oldest unacknowledged sequence number.
     pub snd_una: u64,
     /// Next sequence number to send.
@@ -148,9 +152,6 @@ pub struct TcpSender {
     pub(crate) in_recovery: bool,
     pub(crate) recover: u64,
     pub(crate) partial_seen: bool,
-    /// ns-2 arithmetic: cwnd_ during fast recovery (the halved window, without the
-    /// duplicate-ACK window `dupwnd_` ns-2 keeps beside it).
-    pub(crate) ns2_recovery_cwnd: f64,
     pub(crate) gbn: Option<RtxKind>,
     pub(crate) rtx: VecDeque<SentSeg>,
     /// RTT estimator and RTO.
@@ -158,20 +159,12 @@ pub struct TcpSender {
     pub(crate) rto_timer: Timer,
     pub(crate) snd_sml: u64,
     pub(crate) next_index: u32,
-    /// Counters.
-    pub stats: SenderStats,
     /// Optional time series.
     pub trace: Option<Box<FlowTrace>>,
     /// SACK state (used by the SACK-based recovery variants).
     pub(crate) sack: super::sack::SackState,
-    /// RACK-TLP state (recovery = "rack-tlp").
-    pub(crate) rack: super::recovery::rack_tlp::RackState,
-    /// FUL-bit state.
-    pub ful: super::ful::FulSenderState,
     /// RFC 3168 ECN.
     pub ecn: super::ecn::EcnSender,
-    /// Passive capacity estimator.
-    pub capacity: crate::estimate::CapacityEstimator,
     /// Passive loss-rate estimator.
     pub loss_est: crate::estimate::LossEstimator,
     /// When and where the last new segment was sent (to recognise back-to-back pairs).
@@ -180,14 +173,29 @@ pub struct TcpSender {
     pub rate: RateState,
     /// Pacing: the earliest time the next data segment may leave.
     pace_next: Time,
-    pace_timer: Timer,
-    /// Random values handed to congestion control (seeded per flow by the scenario).
-    pub(crate) cc_rng: Rng,
     /// A `writes` application under write-time packetization (None: the application's
     /// bytes are one buffered stream).
     pub(crate) writes: Option<Box<super::writes::WriteApp>>,
     /// A bulk application that writes pieces of this many bytes (stream packetization).
     pub bulk_piece: Option<u64>,
+    /// Passive capacity estimator.
+    pub capacity: crate::estimate::CapacityEstimator,
+    /// FUL-bit state.
+    pub ful: super::ful::FulSenderState,
+    /// Counters.
+    pub stats: SenderStats,
+    // -- colder: what the handshake, ns-2 arithmetic, RACK-TLP, pacing and random
+    // congestion control read (the counters above run into here: only their first
+    // three, which every segment updates, are hot)
+    syn_sent_at: Time,
+    /// ns-2 arithmetic: cwnd_ during fast recovery (the halved window, without the
+    /// duplicate-ACK window `dupwnd_` ns-2 keeps beside it).
+    pub(crate) ns2_recovery_cwnd: f64,
+    /// RACK-TLP state (recovery = "rack-tlp").
+    pub(crate) rack: super::recovery::rack_tlp::RackState,
+    pace_timer: Timer,
+    /// Random values handed to congestion control (seeded per flow by the scenario).
+    pub(crate) cc_rng: Rng,
 }
 
 impl TcpSender {
