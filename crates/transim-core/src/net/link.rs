@@ -853,6 +853,67 @@ mod tests {
         assert_eq!(t2, 12 * MILLISECOND);
     }
 
+    /// The delay line is chained through the store's slots: a packet handed on to a second
+    /// link in its own slot (becoming that line's tail and head) must not disturb the order
+    /// of the packets still behind it on the first line, and each arrival names the hop
+    /// given at the enqueue.
+    #[test]
+    fn a_chained_line_keeps_its_order_while_its_head_moves_on() {
+        let mut a = link(QueueLimit::Packets(10));
+        let mut b = link(QueueLimit::Packets(10));
+        b.id = 1;
+        let (mut ev, mut st, mut dropped) = (EventQueue::new(), PacketStore::new(), vec![]);
+        for uid in 1..=4 {
+            let p = Packet { uid, ..pkt(1000) };
+            a.enqueue_held(0, &p, None, 10 + uid as u32, &mut ev, &mut dropped, &mut st);
+        }
+        assert_eq!((a.on_line(), st.len()), (4, 4));
+        let mut arrived = vec![];
+        while let Some((t, e)) = ev.pop() {
+            let Event::LinkArrival(id, slot_hint, hop_hint) = e else {
+                panic!("only arrivals are scheduled")
+            };
+            let link = if id == 0 { &mut a } else { &mut b };
+            let (slot, hop) = link.take_arrival(t, &st);
+            assert_eq!(
+                (slot, hop),
+                (slot_hint, hop_hint),
+                "the event names the head"
+            );
+            let p = *st.get(slot);
+            if let Some((next, s, h)) = link.next_arrival() {
+                ev.push(next, Event::LinkArrival(id, s, h));
+            }
+            if id == 0 {
+                assert_eq!(hop, 10 + p.uid as u32);
+                // On to the second link in the same slot, while the first still holds the
+                // packets behind it.
+                b.enqueue_held(
+                    t,
+                    &p,
+                    Some(slot),
+                    20 + p.uid as u32,
+                    &mut ev,
+                    &mut dropped,
+                    &mut st,
+                );
+            } else {
+                assert_eq!(hop, 20 + p.uid as u32);
+                arrived.push((t, p.uid));
+                st.free(slot);
+            }
+        }
+        // Each packet crosses b 1 ms of serialisation and 10 ms after it left a; a sends
+        // one every millisecond.
+        let ms = MILLISECOND;
+        assert_eq!(
+            arrived,
+            vec![(22 * ms, 1), (23 * ms, 2), (24 * ms, 3), (25 * ms, 4)]
+        );
+        assert!(dropped.is_empty());
+        assert_eq!((a.on_line(), b.on_line(), st.len()), (0, 0, 0));
+    }
+
     #[test]
     fn drop_tail_counts_waiting_packets_only() {
         let mut l = link(QueueLimit::Packets(2));
