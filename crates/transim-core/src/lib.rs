@@ -78,8 +78,12 @@ pub fn run_value_watched(
     value: serde_json::Value,
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
 ) -> Result<results::RunOutput, Error> {
+    let t = std::time::Instant::now();
     let sc = scenario::parse(value)?;
-    run_scenario_watched(&sc, watch)
+    let parse = t.elapsed().as_secs_f64();
+    let mut out = run_staged(&sc, watch, None)?;
+    out.stages.parse = parse;
+    Ok(out)
 }
 
 /// Parse, validate and run a scenario as [`run_value_watched`] does, handing trace rows to
@@ -90,15 +94,40 @@ pub fn run_value_streamed(
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
     sink: &mut dyn FnMut(engine::TraceChunk),
 ) -> Result<results::RunOutput, Error> {
+    let t = std::time::Instant::now();
     let sc = scenario::parse(value)?;
-    let mut sim = scenario::build(&sc)?;
-    let cons = sim.run_streamed(watch, Some(sink))?;
-    Ok(results::collect(
+    let parse = t.elapsed().as_secs_f64();
+    let mut out = run_staged(&sc, watch, Some(sink))?;
+    out.stages.parse = parse;
+    Ok(out)
+}
+
+/// Build, run and collect a parsed scenario, timing each stage.
+fn run_staged(
+    sc: &scenario::Scenario,
+    watch: &mut dyn FnMut(sim::Time, u64) -> bool,
+    sink: Option<&mut dyn FnMut(engine::TraceChunk)>,
+) -> Result<results::RunOutput, Error> {
+    let t = std::time::Instant::now();
+    let mut sim = scenario::build(sc)?;
+    let build = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let cons = sim.run_streamed(watch, sink)?;
+    let run = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let mut out = results::collect(
         sim,
         sc.name.clone().unwrap_or_else(|| "scenario".into()),
         sc.seed,
         cons,
-    ))
+    );
+    out.stages = results::StageTimes {
+        parse: 0.0,
+        build,
+        run,
+        collect: t.elapsed().as_secs_f64(),
+    };
+    Ok(out)
 }
 
 /// Run an already parsed scenario.
@@ -111,12 +140,5 @@ pub fn run_scenario_watched(
     sc: &scenario::Scenario,
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
 ) -> Result<results::RunOutput, Error> {
-    let mut sim = scenario::build(sc)?;
-    let cons = sim.run_watched(watch)?;
-    Ok(results::collect(
-        sim,
-        sc.name.clone().unwrap_or_else(|| "scenario".into()),
-        sc.seed,
-        cons,
-    ))
+    run_staged(sc, watch, None)
 }

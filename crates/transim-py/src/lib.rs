@@ -177,6 +177,12 @@ fn run<'py>(
         serde_json::to_string(&out.result).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     d.set_item("result", text)?;
     d.set_item("interrupted", interrupted.load(Ordering::Relaxed))?;
+    let stages = PyDict::new(py);
+    stages.set_item("parse", out.stages.parse)?;
+    stages.set_item("build", out.stages.build)?;
+    stages.set_item("run", out.stages.run)?;
+    stages.set_item("collect", out.stages.collect)?;
+    d.set_item("stages", stages)?;
     let traces: Vec<Option<Bound<'py, PyDict>>> = if streamed {
         out.flow_traces.iter().map(|_| None).collect()
     } else {

@@ -135,6 +135,22 @@ pub struct RunOutput {
     pub flow_traces: Vec<Option<Box<dyn Series>>>,
     /// Per-packet events (when asked for).
     pub packet_trace: Option<PacketTrace>,
+    /// Wall time of each stage (not part of the result, which depends only on the scenario
+    /// and seed).
+    pub stages: StageTimes,
+}
+
+/// Wall-clock seconds a run spent in each stage.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    /// Checking the scenario and filling in its defaults (zero when it came parsed).
+    pub parse: f64,
+    /// Building the network, routes and endpoints.
+    pub build: f64,
+    /// The simulation itself.
+    pub run: f64,
+    /// Collecting the results.
+    pub collect: f64,
 }
 
 /// Collect results from a finished simulation.
@@ -253,5 +269,6 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
         },
         flow_traces: traces,
         packet_trace: sim.packet_trace.take(),
+        stages: StageTimes::default(),
     }
 }
