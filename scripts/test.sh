@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Set up (if needed) and run every check: Rust format, lints and tests; Python lints and
-# tests, including the report in a real browser (Chromium), pcap decoding by tshark, the
-# wheel installed into a fresh virtual environment, and the cross-validation against ns-3
-# (g++ builds transim's ns-3 driver).
+# Set up (if needed) and run every check: Rust format, lints, doc links and tests; Python
+# lints and tests, including the report in a real browser (Chromium), pcap decoding by
+# tshark, the wheel installed into a fresh virtual environment, and the cross-validation
+# against ns-3 (g++ builds transim's ns-3 driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +14,8 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== cargo doc -D warnings (doc comments' links resolve)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 echo "== cargo test (release: the statistical tests simulate many packets)"
 cargo test --workspace --release --quiet
 echo "== ruff"

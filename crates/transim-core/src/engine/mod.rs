@@ -1,5 +1,5 @@
 //! The simulation: nodes with static routes, link directions, flows, and the event loop
-//! that moves packets between them. Built from a scenario by [`crate::scenario::build`].
+//! that moves packets between them. Built from a scenario by [`crate::scenario::build()`].
 //!
 //! The engine knows no protocol: each flow's endpoints are a [`Transport`], and the engine
 //! keeps only the books every protocol shares (packets injected, delivered, dropped by cause).

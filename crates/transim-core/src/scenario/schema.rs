@@ -499,7 +499,7 @@ pub struct AppSpec {
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
-    /// Display name (default "flow<i>").
+    /// Display name (default `"flow<i>"`).
     #[serde(default)]
     pub name: Option<String>,
     /// Explicit topologies: sender node.

@@ -1,6 +1,6 @@
 //! The SACK scoreboard shared by the SACK-based recovery schemes ([`super::recovery`]).
 //!
-//! The scoreboard lives in the sender's retransmission queue: each [`SentSeg`] carries its
+//! The scoreboard lives in the sender's retransmission queue: each `SentSeg` carries its
 //! SACKed mark, whether it was retransmitted in the current recovery episode and, for
 //! SackPlus, the highest sequence sent when it was retransmitted. [`SackState`] keeps the
 //! counts beside it: the SACKed bytes indexed ([`SackIndex`]), the highest SACK, RFC 6675's

@@ -2,7 +2,7 @@
 //! hole and deflates the window by the amount acknowledged, adding back one segment if at
 //! least one was (§3.2 step 5); the ACK that covers `recover` ends recovery with
 //! cwnd = min(ssthresh, FlightSize + 1 segment) (§3.2 step 6, option 1). The timer restarts on
-//! the first partial ACK only or on each ([`PartialAckTimer`]).
+//! the first partial ACK only or on each ([`crate::tcp::config::PartialAckTimer`]).
 //!
 //! With ns-2's arithmetic a partial ACK deflates dupwnd_ first (partial_window_deflation_,
 //! ns-2.35's default), keeping at least one packet, then cwnd_; ns-2's NewReno sends at most
