@@ -50,24 +50,13 @@ struct Stages {
 }
 
 fn staged(value: serde_json::Value) -> Stages {
-    let t = Instant::now();
-    let sc = transim_core::scenario::parse(value).expect("benchmark parses");
-    let parse = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let mut sim = transim_core::scenario::build(&sc).expect("benchmark builds");
-    let build = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let cons = sim.run().expect("benchmark runs");
-    let run = t.elapsed().as_secs_f64();
-    let events = sim.events.popped;
-    let t = Instant::now();
-    let out = transim_core::results::collect(sim, "bench".into(), 1, cons);
-    let collect = t.elapsed().as_secs_f64();
+    let out = transim_core::run_value(value).expect("benchmark runs");
+    let t = out.stages;
     Stages {
-        parse,
-        build,
-        run,
-        collect,
+        parse: t.parse,
+        build: t.build,
+        run: t.run,
+        collect: t.collect,
         packets: out
             .result
             .flows
@@ -75,7 +64,7 @@ fn staged(value: serde_json::Value) -> Stages {
             .map(|f| f.detail.tcp().data_packets_delivered)
             .sum(),
         hops: out.result.links.iter().map(|l| l.packets_in).sum(),
-        events,
+        events: out.result.events,
     }
 }
 

@@ -7,7 +7,7 @@ use crate::net::atm::abr::{turn_around, Next};
 use crate::net::atm::layer::AtmNet;
 use crate::net::atm::vc::{cell_packet, Reassembled, VcDirection};
 use crate::net::header::cell::{CellHeader, CellKind};
-use crate::net::link::HOP_UNKNOWN;
+use crate::net::store::HOP_UNKNOWN;
 use crate::net::{DropCause, Header, Packet};
 use crate::sim::events::Event;
 

@@ -12,7 +12,7 @@ pub use routes::{Routes, NO_ROUTE};
 
 use crate::net::atm::layer::AtmNet;
 use crate::net::host::Processor;
-use crate::net::link::HOP_UNKNOWN;
+use crate::net::store::{InFlight, HOP_UNKNOWN};
 use crate::net::Header;
 use crate::net::{DropCause, Link, Packet, PacketStore};
 use crate::sim::events::{Event, EventQueue};
@@ -333,7 +333,7 @@ impl Simulation {
                 // The order of everything is unchanged (ties still go through the heap).
                 loop {
                     let link = &mut self.links[l as usize];
-                    let (slot, hop) = link.take_arrival(self.now, &self.store);
+                    let InFlight { slot, hop, .. } = link.take_arrival(self.now, &self.store);
                     let p = *self.store.get(slot);
                     let to = link.to;
                     if let Some(cause) = p.lost {
@@ -342,7 +342,12 @@ impl Simulation {
                     } else {
                         self.arrive(to, &p, Some(slot), hop);
                     }
-                    let Some((t, slot, hop)) = self.links[l as usize].next_arrival() else {
+                    let Some(InFlight {
+                        arrive: t,
+                        slot,
+                        hop,
+                    }) = self.links[l as usize].next_arrival()
+                    else {
                         break;
                     };
                     let earliest = self.events.peek_time().is_none_or(|h| t < h);

@@ -19,6 +19,7 @@ use super::atm::layer::AtmNet;
 use super::atm::port::CellPort;
 use super::loss::{DropCause, LossModel, ScriptedDrops};
 use super::qdisc::{Sched, Scheduler};
+use super::store::HOP_UNKNOWN;
 use super::store::{InFlight, PacketStore};
 use super::Header;
 use super::Packet;
@@ -62,9 +63,6 @@ pub struct LinkStats {
     /// Drops by cause (indexed by [`DropCause::index`]).
     pub drops: [u64; DropCause::COUNT],
 }
-
-/// An [`InFlight::hop`] nobody worked out: the engine looks the route up at the far end.
-pub const HOP_UNKNOWN: u32 = u32::MAX;
 
 /// One direction of a link.
 ///
@@ -710,19 +708,18 @@ impl Link {
         events: &mut EventQueue,
         store: &mut PacketStore,
     ) -> Packet {
-        let p = store.take(self.take_arrival(now, store).0);
-        if let Some((t, slot, hop)) = self.next_arrival() {
-            events.push(t, Event::LinkArrival(self.id, slot, hop));
+        let p = store.take(self.take_arrival(now, store).slot);
+        if let Some(x) = self.next_arrival() {
+            events.push(x.arrive, Event::LinkArrival(self.id, x.slot, x.hop));
         }
         p
     }
 
-    /// When the next packet on the line reaches the far end, its slot and its hop there
-    /// ([`HOP_UNKNOWN`] if not known), if there is a next packet.
+    /// The next packet on the line (when it reaches the far end, its slot and its hop there),
+    /// if there is one.
     #[inline]
-    pub fn next_arrival(&self) -> Option<(Time, u32, u32)> {
-        let x = self.head;
-        (self.on_line > 0).then_some((x.arrive, x.slot, x.hop))
+    pub fn next_arrival(&self) -> Option<InFlight> {
+        (self.on_line > 0).then_some(self.head)
     }
 
     /// The head packet reaches the far end at `now`: its store slot, which the caller reads
@@ -730,7 +727,7 @@ impl Link {
     /// takes there if known. The caller schedules (or handles at once) the next head's
     /// arrival.
     #[inline]
-    pub fn take_arrival(&mut self, now: Time, store: &PacketStore) -> (u32, u32) {
+    pub fn take_arrival(&mut self, now: Time, store: &PacketStore) -> InFlight {
         assert!(self.on_line > 0, "arrival event without a packet");
         let head = self.head;
         debug_assert_eq!(head.arrive, now);
@@ -747,7 +744,7 @@ impl Link {
                 self.stats.bytes_out += packet.wire as u64;
             }
         }
-        (head.slot, head.hop)
+        head
     }
 
     /// Packets on the delay line (each resting in a slot of the store).
@@ -815,6 +812,18 @@ mod tests {
         }
     }
 
+    /// A link (1 ms per 1000-byte packet, 10 ms delay) offered `n` 1000-byte packets at
+    /// t = 0, none dropped, with its event queue and store.
+    fn loaded(limit: QueueLimit, n: usize) -> (Link, EventQueue, PacketStore) {
+        let (mut l, mut ev, mut st) = (link(limit), EventQueue::new(), PacketStore::new());
+        let mut dropped = vec![];
+        for _ in 0..n {
+            l.enqueue(0, &pkt(1000), &mut ev, &mut dropped, &mut st);
+        }
+        assert!(dropped.is_empty());
+        (l, ev, st)
+    }
+
     #[test]
     fn an_idle_fifo_hop_reads_three_cache_lines() {
         use std::mem::offset_of;
@@ -838,12 +847,7 @@ mod tests {
 
     #[test]
     fn back_to_back_packets_arrive_one_serialisation_apart() {
-        let mut l = link(QueueLimit::Packets(10));
-        let mut ev = EventQueue::new();
-        let mut st = PacketStore::new();
-        for _ in 0..3 {
-            l.enqueue(0, &pkt(1000), &mut ev, &mut vec![], &mut st);
-        }
+        let (mut l, mut ev, mut st) = loaded(QueueLimit::Packets(10), 3);
         // First arrival at 1 ms serialisation + 10 ms delay; only the head is scheduled.
         assert_eq!(ev.len(), 1);
         let (t, _) = ev.pop().unwrap();
@@ -874,15 +878,15 @@ mod tests {
                 panic!("only arrivals are scheduled")
             };
             let link = if id == 0 { &mut a } else { &mut b };
-            let (slot, hop) = link.take_arrival(t, &st);
+            let InFlight { slot, hop, .. } = link.take_arrival(t, &st);
             assert_eq!(
                 (slot, hop),
                 (slot_hint, hop_hint),
                 "the event names the head"
             );
             let p = *st.get(slot);
-            if let Some((next, s, h)) = link.next_arrival() {
-                ev.push(next, Event::LinkArrival(id, s, h));
+            if let Some(x) = link.next_arrival() {
+                ev.push(x.arrive, Event::LinkArrival(id, x.slot, x.hop));
             }
             if id == 0 {
                 assert_eq!(hop, 10 + p.uid as u32);
@@ -950,12 +954,8 @@ mod tests {
 
     #[test]
     fn utilisation_and_mean_queue() {
-        let mut l = link(QueueLimit::Packets(100));
-        let mut ev = EventQueue::new();
-        let mut st = PacketStore::new();
         // Two packets at t=0: the second waits 1 ms.
-        l.enqueue(0, &pkt(1000), &mut ev, &mut vec![], &mut st);
-        l.enqueue(0, &pkt(1000), &mut ev, &mut vec![], &mut st);
+        let (mut l, _, _) = loaded(QueueLimit::Packets(100), 2);
         l.finish(SECOND);
         assert_eq!(l.stats.busy_ns, 2 * MILLISECOND);
         assert_eq!(l.stats.queue_area, MILLISECOND as u128);
@@ -964,14 +964,9 @@ mod tests {
 
     #[test]
     fn queue_integrals_stop_at_the_end_of_the_run() {
-        let mut l = link(QueueLimit::Packets(100));
-        let mut ev = EventQueue::new();
-        let mut st = PacketStore::new();
         // Three 1000-byte packets at t=0 (1 ms each): the second waits 0–1 ms, the third
         // 0–2 ms, cut at the end, 1.5 ms: 2.5 ms of one packet waiting in all.
-        for _ in 0..3 {
-            l.enqueue(0, &pkt(1000), &mut ev, &mut vec![], &mut st);
-        }
+        let (mut l, _, _) = loaded(QueueLimit::Packets(100), 3);
         l.finish(3 * MILLISECOND / 2);
         assert_eq!(l.stats.queue_area, (5 * MILLISECOND / 2) as u128);
         assert_eq!(

@@ -10,8 +10,11 @@
 use super::Packet;
 use crate::sim::Time;
 
+/// An [`InFlight::hop`] nobody worked out: the engine looks the route up at the far end.
+pub const HOP_UNKNOWN: u32 = u32::MAX;
+
 /// A packet on a link's delay line: when it reaches the far end, its slot here, and the
-/// link direction it takes there (`u32::MAX` when the sender did not look it up).
+/// link direction it takes there ([`HOP_UNKNOWN`] when the sender did not look it up).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct InFlight {
     /// Arrival time at the far end.
