@@ -38,6 +38,9 @@ const _: () = assert!(std::mem::size_of::<Slot>() == 128);
 pub struct PacketStore {
     slots: Vec<Slot>,
     free: Vec<u32>,
+    /// Give cache hints ([`PacketStore::prefetch`]); off for small networks, whose state
+    /// stays in the cache anyway.
+    hints: bool,
 }
 
 impl PacketStore {
@@ -96,12 +99,26 @@ impl PacketStore {
         }
     }
 
-    /// Ask the CPU to bring slot `i` into the cache: the link whose line it heads will
+    /// Turn the cache hints on or off.
+    pub fn set_hints(&mut self, on: bool) {
+        self.hints = on;
+    }
+
+    /// True when the store and the run loop give cache hints.
+    #[inline(always)]
+    pub fn hints(&self) -> bool {
+        self.hints
+    }
+
+    /// Ask the CPU to bring slot `i` into the cache (when hints are on): the link whose line it heads will
     /// hand it over next, typically after thousands of other packets' work, and a random slot
     /// (unlike the old delay-line buffers, read in order) is not something the hardware
     /// prefetcher predicts.
     #[inline(always)]
     pub fn prefetch(&self, i: u32) {
+        if !self.hints {
+            return;
+        }
         if let Some(slot) = self.slots.get(i as usize) {
             crate::sim::prefetch::prefetch(slot, 2);
         }
