@@ -12,7 +12,7 @@ pub use routes::{Routes, NO_ROUTE};
 
 use crate::net::atm::layer::AtmNet;
 use crate::net::host::Processor;
-use crate::net::store::{InFlight, HOP_UNKNOWN};
+use crate::net::store::{deliver_hop, delivered_to, InFlight, HOP_DELIVER, HOP_UNKNOWN};
 use crate::net::Header;
 use crate::net::{DropCause, Link, Packet, PacketStore};
 use crate::sim::events::{Event, EventQueue};
@@ -86,6 +86,9 @@ impl Flow {
     }
 }
 
+/// Cache lines of an endpoint's state fetched ahead of a delivery.
+const HOT_LINES: usize = 4;
+
 /// Up to this many link directions and flows together, the run loop gives no cache hints
 /// (their state fits in the L2 cache many times over).
 const SMALL_NET: usize = 64;
@@ -153,6 +156,9 @@ pub struct Simulation {
     next_uid: u64,
     /// Events left before the watcher is called.
     countdown: u32,
+    /// Per flow, where its endpoints' first-touched state lies ([`Transport::hot_state`]),
+    /// for cache hints: filled when the run starts, if hints are on.
+    hot: Vec<[usize; 2]>,
 }
 
 impl Simulation {
@@ -187,6 +193,7 @@ impl Simulation {
             dropped: Vec::with_capacity(8),
             next_uid: 0,
             countdown: WATCH_EVERY,
+            hot: Vec::new(),
         }
     }
 
@@ -272,6 +279,9 @@ impl Simulation {
         // below would be pure overhead (measured: 3 % of benchmark B1's run).
         self.store
             .set_hints(self.links.len() + self.flows.len() > SMALL_NET);
+        if self.store.hints() {
+            self.hot = self.flows.iter().map(|f| f.transport.hot_state()).collect();
+        }
         while let Some(t) = self.events.peek_time() {
             if t > self.end {
                 break;
@@ -335,6 +345,13 @@ impl Simulation {
             }
             if let Some(link) = self.links.get(hop as usize) {
                 crate::sim::prefetch::prefetch(link, 3);
+            } else if let Some((flow, from_sender)) = delivered_to(hop) {
+                if let Some(f) = self.flows.get(flow as usize) {
+                    crate::sim::prefetch::prefetch(&f.delivered, 1);
+                }
+                if let Some(h) = self.hot.get(flow as usize) {
+                    crate::sim::prefetch::prefetch_addr(h[from_sender as usize], HOT_LINES);
+                }
             }
         }
     }
@@ -418,7 +435,7 @@ impl Simulation {
 
     /// A packet arrives at `node`, from a link that kept it in store slot `held` if any:
     /// deliver it to its endpoint or forward it (in the same slot, and by link direction
-    /// `hop` if that is not [`HOP_UNKNOWN`]).
+    /// `hop` if it names one: below [`HOP_DELIVER`]).
     #[inline(always)]
     fn arrive(&mut self, node: u32, p: &Packet, held: Option<u32>, hop: u32) {
         if let Header::Cell(c) = p.hdr {
@@ -440,11 +457,11 @@ impl Simulation {
     }
 
     /// Send `p` on from `node` by its route (`hop`, when the link it came by had looked it
-    /// up already, else [`HOP_UNKNOWN`]); `held` is the store slot it still rests in when it
+    /// up already, else [`HOP_UNKNOWN`] or any other value from [`HOP_DELIVER`] up); `held` is the store slot it still rests in when it
     /// has just left a link.
     #[inline(always)]
     fn forward(&mut self, node: u32, p: &Packet, held: Option<u32>, hop: u32) {
-        let l = if hop != HOP_UNKNOWN {
+        let l = if hop < HOP_DELIVER {
             debug_assert_eq!(hop, self.routes.next(node, p.dst, p.flow));
             hop
         } else {
@@ -475,8 +492,10 @@ impl Simulation {
     #[inline(always)]
     fn enqueue_held(&mut self, l: u32, p: &Packet, held: Option<u32>) {
         let link = &mut self.links[l as usize];
-        let hop = if link.to == p.dst || link.cells {
+        let hop = if link.cells {
             HOP_UNKNOWN
+        } else if link.to == p.dst {
+            deliver_hop(p.flow, p.from_sender)
         } else {
             self.routes.next(link.to, p.dst, p.flow)
         };

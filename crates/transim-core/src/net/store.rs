@@ -13,15 +13,42 @@ use crate::sim::Time;
 /// An [`InFlight::hop`] nobody worked out: the engine looks the route up at the far end.
 pub const HOP_UNKNOWN: u32 = u32::MAX;
 
+/// Set in an [`InFlight::hop`] that names no link but the flow the packet is delivered to
+/// at the far end ([`deliver_hop`]): a hint for fetching that endpoint's state ahead. Every
+/// hop below it is a link direction.
+pub const HOP_DELIVER: u32 = 1 << 31;
+/// With [`HOP_DELIVER`]: the packet comes from the flow's sender.
+const HOP_FROM_SENDER: u32 = 1 << 30;
+
+/// The hop of a packet of flow `flow` (from its sender or not) that the far end delivers:
+/// [`HOP_DELIVER`] with the flow, or [`HOP_UNKNOWN`] for a flow index too large to carry.
+#[inline(always)]
+pub fn deliver_hop(flow: u32, from_sender: bool) -> u32 {
+    // (The largest flow index, from the sender, would spell HOP_UNKNOWN.)
+    if flow < HOP_FROM_SENDER - 1 {
+        HOP_DELIVER | ((from_sender as u32) * HOP_FROM_SENDER) | flow
+    } else {
+        HOP_UNKNOWN
+    }
+}
+
+/// The flow and direction a [`deliver_hop`] names, if `hop` is one.
+#[inline(always)]
+pub fn delivered_to(hop: u32) -> Option<(u32, bool)> {
+    (hop >= HOP_DELIVER && hop != HOP_UNKNOWN)
+        .then_some((hop & (HOP_FROM_SENDER - 1), hop & HOP_FROM_SENDER != 0))
+}
+
 /// A packet on a link's delay line: when it reaches the far end, its slot here, and the
-/// link direction it takes there ([`HOP_UNKNOWN`] when the sender did not look it up).
+/// link direction it takes there (a [`deliver_hop`] when the far end delivers it,
+/// [`HOP_UNKNOWN`] when the sender did not look it up).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct InFlight {
     /// Arrival time at the far end.
     pub arrive: Time,
     /// Slot in the store.
     pub slot: u32,
-    /// The link direction onward from the far end, if known.
+    /// The link direction onward from the far end, if known (or the flow delivered to).
     pub hop: u32,
 }
 
@@ -163,6 +190,24 @@ mod tests {
             uid,
             ..Default::default()
         }
+    }
+
+    /// A delivery hop gives back its flow and direction, is never taken for a link
+    /// direction (all below `HOP_DELIVER`), and a flow too large to carry is no hint.
+    #[test]
+    fn a_delivery_hop_names_its_flow_and_no_link() {
+        for flow in [0, 1, 12_345, HOP_FROM_SENDER - 2] {
+            for from_sender in [false, true] {
+                let hop = deliver_hop(flow, from_sender);
+                assert!(hop >= HOP_DELIVER && hop != HOP_UNKNOWN);
+                assert_eq!(delivered_to(hop), Some((flow, from_sender)));
+            }
+        }
+        assert_eq!(deliver_hop(HOP_FROM_SENDER - 1, true), HOP_UNKNOWN);
+        assert_eq!(deliver_hop(HOP_FROM_SENDER, false), HOP_UNKNOWN);
+        assert_eq!(delivered_to(HOP_UNKNOWN), None);
+        assert_eq!(delivered_to(HOP_DELIVER - 1), None);
+        assert_eq!(delivered_to(0), None);
     }
 
     #[test]

@@ -19,9 +19,11 @@ use std::collections::BinaryHeap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The head packet of a link direction's delay line reaches the far end: (the link
-    /// direction, the packet's slot in the store, the link direction it takes next or
-    /// [`crate::net::store::HOP_UNKNOWN`]). Slot and hop are hints only, to fetch the packet and the next link into
-    /// the cache while the event before it runs (the link's line decides what arrives).
+    /// direction, the packet's slot in the store, the link direction it takes next, or the
+    /// flow the far end delivers it to ([`crate::net::store::deliver_hop`]), or
+    /// [`crate::net::store::HOP_UNKNOWN`]). Slot and hop are hints only, to fetch the packet
+    /// and the next link or endpoint into the cache while the event before it runs (the
+    /// link's line decides what arrives).
     LinkArrival(u32, u32, u32),
     /// A link direction with a scheduler finishes serialising its current packet.
     LinkTxDone(u32),

@@ -20,3 +20,20 @@ pub fn prefetch<T>(r: &T, lines: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (r, lines);
 }
+
+/// [`prefetch`] of the `lines` cache lines from address `addr` (which need not be valid: a
+/// prefetch never faults).
+#[inline(always)]
+pub fn prefetch_addr(addr: usize, lines: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
+        let p = addr as *const i8;
+        for k in 0..lines {
+            // SAFETY: as in `prefetch`: a prefetch of any address is harmless.
+            unsafe { _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(64 * k)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (addr, lines);
+}

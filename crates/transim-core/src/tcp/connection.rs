@@ -97,6 +97,13 @@ impl Transport for TcpConnection {
         "tcp"
     }
 
+    fn hot_state(&self) -> [usize; 2] {
+        [
+            &self.receiver as *const TcpReceiver as usize,
+            &self.sender as *const TcpSender as usize,
+        ]
+    }
+
     fn schedule(&mut self, flow: u32, events: &mut EventQueue) {
         for (k, &(at, _)) in self.switches.iter().enumerate() {
             let timer = timers::SWITCH + k as TimerId; // count bounded when the scenario is built

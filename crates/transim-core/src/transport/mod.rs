@@ -165,6 +165,13 @@ pub trait Transport: Send {
     /// The transport's own results, once the run is over.
     fn results(&mut self, facts: &FlowFacts) -> Detail;
 
+    /// Addresses of the state a delivered packet touches first: for a packet from the
+    /// sender (handled by the receiving end) and for one from the receiver. The engine
+    /// fetches it into the cache an event ahead of the delivery. 0: no hint.
+    fn hot_state(&self) -> [usize; 2] {
+        [0; 2]
+    }
+
     /// The transport's time series, if it was asked to keep them.
     fn take_trace(&mut self) -> Option<Box<dyn Series>>;
 
