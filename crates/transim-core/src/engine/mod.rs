@@ -297,6 +297,7 @@ impl Simulation {
             if self.countdown == 0 {
                 self.countdown = WATCH_EVERY;
                 watch_points += 1;
+                self.events.adapt();
                 if let Some(sink) = sink.as_mut() {
                     if watch_points % stride == 0 && self.trace_rows() >= CHUNK_ROWS {
                         sink(self.drain_traces(false));

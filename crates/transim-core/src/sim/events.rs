@@ -2,13 +2,17 @@
 //! run in the order they were scheduled — a deterministic tie-break.
 //!
 //! Near events live in a 4-ary min-heap (bottom-up pops, one 128-bit key comparison per
-//! child); events beyond the current ~4 ms slot wait in a
-//! timing wheel of 4,096 slots (~17 s), and anything later in an overflow heap; the search
+//! child); events beyond the current slot (~4 ms at first) wait in a timing wheel of 4,096
+//! slots (~17 s), and anything later in an overflow heap; the search
 //! for the next slot with events skips empty ones through a bitmap. A slot's
 //! events join the heap (keeping their sequence numbers) before any event at or after its
 //! start is taken, so the order is exactly the single heap's. With thousands of flows the
 //! heap then holds the packets about to arrive rather than every flow's retransmission and
 //! delayed-ACK timer, and its depth stops growing with the number of flows.
+//!
+//! The slot width adapts ([`EventQueue::adapt`]): a busy fabric has thousands of packets
+//! about to arrive within one 4 ms slot, and there slots of tens of nanoseconds keep the heap
+//! small (measured: benchmark B5 0.85–0.89× run time); a handful of flows keeps the widest.
 
 use super::Time;
 use std::cmp::Reverse;
@@ -150,8 +154,15 @@ impl QuadHeap {
     }
 }
 
-/// log2 of a wheel slot's width in ns (2^22 ns ≈ 4.2 ms).
+/// log2 of a wheel slot's widest width in ns (2^22 ns ≈ 4.2 ms), which a queue starts with.
 const SLOT_BITS: u32 = 22;
+/// log2 of a wheel slot's narrowest width in ns.
+const MIN_SLOT_BITS: u32 = 3;
+/// More heap entries than this on average narrow the slots ([`EventQueue::adapt`]).
+const CROWDED: u64 = 256;
+/// Fewer heap entries than this on average, with the heap running dry every few pops,
+/// widen them.
+const SPARSE: u64 = 8;
 /// End of a wheel slot's list.
 const NIL: u32 = u32::MAX;
 /// Slots in the wheel.
@@ -177,6 +188,13 @@ pub struct EventQueue {
     far: BinaryHeap<Reverse<Entry>>,
     /// Start of the first slot not yet moved into the heap (a multiple of the slot width).
     horizon: Time,
+    /// log2 of the slot width in ns.
+    slot_bits: u32,
+    /// Since the last [`EventQueue::adapt`]: pops, the sum of the heap's length at each pop,
+    /// and refills.
+    pops: u64,
+    heap_sum: u64,
+    refills: u64,
     next_seq: u64,
     /// Number of events popped so far (for profiling and the benchmark report).
     pub popped: u64,
@@ -194,6 +212,10 @@ impl Default for EventQueue {
             occupied: vec![0; (SLOTS / 64) as usize],
             far: BinaryHeap::new(),
             horizon: 1 << SLOT_BITS,
+            slot_bits: SLOT_BITS,
+            pops: 0,
+            heap_sum: 0,
+            refills: 0,
             next_seq: 0,
             popped: 0,
         }
@@ -342,8 +364,9 @@ impl EventQueue {
     fn insert_later(&mut self, key: Key, ev: Packed) {
         let e = Entry { key, ev };
         let t = key.time();
-        if (t >> SLOT_BITS) < (self.horizon >> SLOT_BITS) + SLOTS {
-            let slot = ((t >> SLOT_BITS) % SLOTS) as usize;
+        let bits = self.slot_bits;
+        if (t >> bits) < (self.horizon >> bits) + SLOTS {
+            let slot = ((t >> bits) % SLOTS) as usize;
             let i = if self.free != NIL {
                 let i = self.free;
                 self.free = self.links[i as usize];
@@ -366,20 +389,22 @@ impl EventQueue {
     /// Move slots into the heap until it holds the earliest event (or nothing is left).
     #[inline]
     fn refill(&mut self) {
+        let bits = self.slot_bits;
         while self.heap.is_empty() && (self.in_wheel > 0 || !self.far.is_empty()) {
+            self.refills += 1;
             // Jump over empty slots to the next one holding events (the wheel's come before
             // any in the overflow).
-            let cur = self.horizon >> SLOT_BITS;
+            let cur = self.horizon >> bits;
             let target = if self.in_wheel > 0 {
                 cur + self.empty_slots_from(cur)
             } else {
                 let Reverse(e) = self.far.peek().expect("non-empty");
-                cur.max(e.key.time() >> SLOT_BITS)
+                cur.max(e.key.time() >> bits)
             };
             let slot = (target % SLOTS) as usize;
             let mut i = std::mem::replace(&mut self.wheel[slot], NIL);
             self.occupied[slot / 64] &= !(1 << (slot % 64));
-            self.horizon = (target + 1) << SLOT_BITS;
+            self.horizon = (target + 1) << bits;
             while i != NIL {
                 // Keys are unique, so the order the slot's entries enter the heap in does
                 // not matter.
@@ -393,7 +418,7 @@ impl EventQueue {
             }
             // The wheel now reaches one slot further: take what the overflow has there.
             while let Some(&Reverse(e)) = self.far.peek() {
-                if (e.key.time() >> SLOT_BITS) >= (self.horizon >> SLOT_BITS) + SLOTS {
+                if (e.key.time() >> bits) >= (self.horizon >> bits) + SLOTS {
                     break;
                 }
                 self.far.pop();
@@ -422,12 +447,71 @@ impl EventQueue {
         unreachable!("the wheel holds events")
     }
 
+    /// Fit the slot width to how crowded the queue has been since the last call (the
+    /// engine calls this every few thousand events). A heap that holds hundreds of entries
+    /// on average (a busy network with thousands of packets about to arrive within one
+    /// slot) makes every pop walk a deep heap through the cache: narrower slots keep in it
+    /// only the events of the next few nanoseconds to microseconds. A heap that holds a few
+    /// entries and runs dry every few pops (a handful of flows) pays a refill for most
+    /// events: wider slots. The order of events is the same whatever the width.
+    pub fn adapt(&mut self) {
+        if self.pops < 1024 {
+            return;
+        }
+        let avg = self.heap_sum / self.pops;
+        let dry = self.refills * 8 > self.pops;
+        let bits = if avg > CROWDED && !dry {
+            self.slot_bits.saturating_sub(2).max(MIN_SLOT_BITS)
+        } else if avg < SPARSE && dry {
+            (self.slot_bits + 2).min(SLOT_BITS)
+        } else {
+            self.slot_bits
+        };
+        (self.pops, self.heap_sum, self.refills) = (0, 0, 0);
+        if bits != self.slot_bits {
+            self.rewidth(bits);
+        }
+    }
+
+    /// Re-file every pending event for slots 2^`bits` ns wide: the horizon becomes the end of
+    /// the earliest event's slot.
+    #[cold]
+    fn rewidth(&mut self, bits: u32) {
+        let mut all = std::mem::take(&mut self.heap.v);
+        for head in self.wheel.iter_mut() {
+            let mut i = std::mem::replace(head, NIL);
+            while i != NIL {
+                all.push(self.pool[i as usize]);
+                i = self.links[i as usize];
+            }
+        }
+        all.extend(self.far.drain().map(|Reverse(e)| e));
+        self.pool.clear();
+        self.links.clear();
+        self.free = NIL;
+        self.in_wheel = 0;
+        self.occupied.iter_mut().for_each(|w| *w = 0);
+        self.slot_bits = bits;
+        let first = all.iter().map(|e| e.key).min().map_or(0, Key::time);
+        self.horizon = ((first >> bits) + 1) << bits;
+        for e in all {
+            self.insert(e.key, e.ev);
+        }
+    }
+
+    /// log2 of the current slot width in ns.
+    pub fn slot_bits(&self) -> u32 {
+        self.slot_bits
+    }
+
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         if self.heap.is_empty() {
             self.refill();
         }
+        self.pops += 1;
+        self.heap_sum += self.heap.len() as u64;
         self.heap.pop().map(|e| {
             self.popped += 1;
             (e.key.time(), e.ev.unpack())
@@ -565,6 +649,64 @@ mod tests {
             .map(|&i| ([5, 9_000_000, 40_000_000_000][i % 3], events[i]))
             .collect();
         assert_eq!(out, expect);
+    }
+
+    /// Slots narrowed for a crowded queue and widened again for a sparse one keep exactly
+    /// a single heap's order: phases of dense traffic (hundreds of events within
+    /// microseconds) and sparse traffic (a few events milliseconds apart, timers seconds
+    /// away), with `adapt` called as the engine does.
+    #[test]
+    fn adapting_the_slot_width_keeps_the_order() {
+        let mut q = EventQueue::new();
+        let mut reference = BinaryHeap::new();
+        let mut x: u64 = 99;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut now, mut seq, mut widths) = (0u64, 0u32, vec![q.slot_bits()]);
+        for phase in 0..6 {
+            let dense = phase % 2 == 0;
+            // Keep about 2,000 events pending while dense, 3 while sparse.
+            let target = if dense { 2_000 } else { 3 };
+            for step in 0..60_000 {
+                while q.len() < target {
+                    let t = if dense {
+                        now + rnd() % 20_000
+                    } else if rnd() % 4 == 0 {
+                        now + rnd() % 3_000_000_000
+                    } else {
+                        now + rnd() % 5_000_000
+                    };
+                    q.push(t, Event::FlowStart(seq));
+                    reference.push(Reverse((t, seq)));
+                    seq += 1;
+                }
+                let (t, ev) = q.pop().expect("pending");
+                let Reverse(expect) = reference.pop().expect("pending");
+                assert_eq!((t, ev), (expect.0, Event::FlowStart(expect.1)));
+                now = t;
+                if step % 4_096 == 0 {
+                    q.adapt();
+                    widths.push(q.slot_bits());
+                }
+            }
+        }
+        while let Some((t, ev)) = q.pop() {
+            let Reverse(expect) = reference.pop().expect("pending");
+            assert_eq!((t, ev), (expect.0, Event::FlowStart(expect.1)));
+        }
+        assert!(reference.is_empty());
+        // The width went down and came back up.
+        let narrowest = *widths.iter().min().expect("widths");
+        assert!(narrowest < SLOT_BITS, "never narrowed: {widths:?}");
+        let back = widths.iter().rposition(|&w| w == narrowest).expect("seen");
+        assert!(
+            widths[back..].iter().any(|&w| w > narrowest),
+            "never widened: {widths:?}"
+        );
     }
 
     #[test]
