@@ -195,6 +195,10 @@ pub struct EventQueue {
     pops: u64,
     heap_sum: u64,
     refills: u64,
+    /// Pops since the slot width last changed.
+    since_rewidth: u64,
+    /// log2 of the narrowest slot width allowed (raised when a narrowing overflowed).
+    floor_bits: u32,
     next_seq: u64,
     /// Number of events popped so far (for profiling and the benchmark report).
     pub popped: u64,
@@ -216,6 +220,8 @@ impl Default for EventQueue {
             pops: 0,
             heap_sum: 0,
             refills: 0,
+            since_rewidth: 0,
+            floor_bits: MIN_SLOT_BITS,
             next_seq: 0,
             popped: 0,
         }
@@ -461,15 +467,28 @@ impl EventQueue {
         let avg = self.heap_sum / self.pops;
         let dry = self.refills * 8 > self.pops;
         let bits = if avg > CROWDED && !dry {
-            self.slot_bits.saturating_sub(2).max(MIN_SLOT_BITS)
+            self.slot_bits.saturating_sub(2).max(self.floor_bits)
         } else if avg < SPARSE && dry {
             (self.slot_bits + 2).min(SLOT_BITS)
         } else {
             self.slot_bits
         };
+        self.since_rewidth += self.pops;
         (self.pops, self.heap_sum, self.refills) = (0, 0, 0);
-        if bits != self.slot_bits {
+        // Re-filing costs a push per pending event: at most one per four events popped (with
+        // 100,000 flows, 200,000 timers are pending and a burst of flow starts would have
+        // the width swing back and forth: B4 1.13x slower without this bound).
+        if bits != self.slot_bits && self.since_rewidth >= 4 * self.len() as u64 {
+            self.since_rewidth = 0;
+            let before = self.slot_bits;
             self.rewidth(bits);
+            // Slots so narrow that the wheel no longer reaches most pending events (the
+            // timers) would send them all through the overflow, a binary heap (with 100,000
+            // flows, B4 1.12x slower): go back, and never narrow that far again.
+            if bits < before && self.far.len() > self.in_wheel + self.heap.len() {
+                self.floor_bits = before;
+                self.rewidth(before);
+            }
         }
     }
 
@@ -706,6 +725,46 @@ mod tests {
         assert!(
             widths[back..].iter().any(|&w| w > narrowest),
             "never widened: {widths:?}"
+        );
+    }
+
+    /// Narrowing stops where the wheel would no longer reach most pending events: with
+    /// thousands of timers a second away and a crowded heap of packets, the slots narrow
+    /// but never so far that the timers fill the overflow heap.
+    #[test]
+    fn narrowing_stops_before_the_timers_overflow() {
+        let mut q = EventQueue::new();
+        let (mut now, mut seq) = (0u64, 0u32);
+        for i in 0..3_000u64 {
+            q.push(1_000_000_000 + i * 300_000, Event::FlowStart(seq));
+            seq += 1;
+        }
+        let mut widths = vec![];
+        for round in 0..400_000u64 {
+            while q.len() < 6_000 {
+                q.push(
+                    now + (round * 7_919 + seq as u64) % 10_000,
+                    Event::FlowStart(seq),
+                );
+                seq += 1;
+            }
+            now = q.pop().expect("pending").0;
+            if round % 16_384 == 0 {
+                q.adapt();
+                widths.push(q.slot_bits());
+                assert!(
+                    q.far.len() <= q.in_wheel + q.heap.len(),
+                    "overflow {} beyond wheel {} and heap {} at {} bits",
+                    q.far.len(),
+                    q.in_wheel,
+                    q.heap.len(),
+                    q.slot_bits()
+                );
+            }
+        }
+        assert!(
+            widths.iter().any(|&w| w < SLOT_BITS),
+            "never narrowed: {widths:?}"
         );
     }
 
