@@ -350,8 +350,12 @@ impl Simulation {
                 if let Some(f) = self.flows.get(flow as usize) {
                     crate::sim::prefetch::prefetch(&f.delivered, 1);
                 }
-                if let Some(h) = self.hot.get(flow as usize) {
-                    crate::sim::prefetch::prefetch_addr(h[from_sender as usize], HOT_LINES);
+                let addr = self
+                    .hot
+                    .get(flow as usize)
+                    .map_or(0, |h| h[from_sender as usize]);
+                if addr != 0 {
+                    crate::sim::prefetch::prefetch_addr(addr, HOT_LINES);
                 }
             }
         }
@@ -458,8 +462,8 @@ impl Simulation {
     }
 
     /// Send `p` on from `node` by its route (`hop`, when the link it came by had looked it
-    /// up already, else [`HOP_UNKNOWN`] or any other value from [`HOP_DELIVER`] up); `held` is the store slot it still rests in when it
-    /// has just left a link.
+    /// up already; any value from [`HOP_DELIVER`] up, [`HOP_UNKNOWN`] included, names no
+    /// link); `held` is the store slot it still rests in when it has just left a link.
     #[inline(always)]
     fn forward(&mut self, node: u32, p: &Packet, held: Option<u32>, hop: u32) {
         let l = if hop < HOP_DELIVER {

@@ -137,10 +137,10 @@ impl PacketStore {
         self.hints
     }
 
-    /// Ask the CPU to bring slot `i` into the cache (when hints are on): the link whose line it heads will
-    /// hand it over next, typically after thousands of other packets' work, and a random slot
-    /// (unlike the old delay-line buffers, read in order) is not something the hardware
-    /// prefetcher predicts.
+    /// Ask the CPU to bring slot `i` into the cache (when hints are on): the link whose line
+    /// it heads will hand it over next, typically after thousands of other packets' work, and
+    /// a random slot (unlike the old delay-line buffers, read in order) is not something the
+    /// hardware prefetcher predicts.
     #[inline(always)]
     pub fn prefetch(&self, i: u32) {
         if !self.hints {

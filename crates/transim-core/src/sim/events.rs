@@ -12,7 +12,7 @@
 //!
 //! The slot width adapts ([`EventQueue::adapt`]): a busy fabric has thousands of packets
 //! about to arrive within one 4 ms slot, and there slots of tens of nanoseconds keep the heap
-//! small (measured: benchmark B5 0.85–0.89× run time); a handful of flows keeps the widest.
+//! small (measured: benchmark B5 0.89–0.92× run time); a handful of flows keeps the widest.
 
 use super::Time;
 use std::cmp::Reverse;
@@ -93,8 +93,8 @@ impl QuadHeap {
     #[inline(always)]
     fn push(&mut self, key: Key, ev: Packed) {
         let mut i = self.v.len();
-        // A placeholder of constants (not `e`, which would be copied through the stack):
-        // `e` is written once, where it settles.
+        // A placeholder of constants (not the new entry, which would be copied through the
+        // stack): the entry is written once, where it settles.
         self.v.push(Entry::HOLE);
         while i > 0 {
             let parent = (i - 1) / 4;
@@ -476,8 +476,8 @@ impl EventQueue {
         self.since_rewidth += self.pops;
         (self.pops, self.heap_sum, self.refills) = (0, 0, 0);
         // Re-filing costs a push per pending event: at most one per four events popped (with
-        // 100,000 flows, 200,000 timers are pending and a burst of flow starts would have
-        // the width swing back and forth: B4 1.13x slower without this bound).
+        // 100,000 flows some 200,000 events are pending, and bursts of flow starts could
+        // otherwise swing the width back and forth, re-filing them all each time).
         if bits != self.slot_bits && self.since_rewidth >= 4 * self.len() as u64 {
             self.since_rewidth = 0;
             let before = self.slot_bits;

@@ -7,18 +7,7 @@
 /// hint only: on other architectures it does nothing.
 #[inline(always)]
 pub fn prefetch<T>(r: &T, lines: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-        let p = r as *const T as *const i8;
-        for k in 0..lines {
-            // SAFETY: a prefetch never faults, whatever the address, and changes nothing the
-            // program can observe; `wrapping_add` keeps the address arithmetic defined.
-            unsafe { _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(64 * k)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (r, lines);
+    prefetch_addr(r as *const T as usize, lines);
 }
 
 /// [`prefetch`] of the `lines` cache lines from address `addr` (which need not be valid: a
@@ -30,7 +19,8 @@ pub fn prefetch_addr(addr: usize, lines: usize) {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
         let p = addr as *const i8;
         for k in 0..lines {
-            // SAFETY: as in `prefetch`: a prefetch of any address is harmless.
+            // SAFETY: a prefetch never faults, whatever the address, and changes nothing the
+            // program can observe; `wrapping_add` keeps the address arithmetic defined.
             unsafe { _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(64 * k)) };
         }
     }
