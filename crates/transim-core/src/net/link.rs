@@ -17,6 +17,7 @@
 
 use super::atm::layer::AtmNet;
 use super::atm::port::CellPort;
+use super::backlog::Backlog;
 use super::loss::{DropCause, LossModel, ScriptedDrops};
 use super::qdisc::{Sched, Scheduler};
 use super::store::HOP_UNKNOWN;
@@ -26,7 +27,6 @@ use super::Packet;
 use crate::sim::events::{Event, EventQueue};
 use crate::sim::rng::Rng;
 use crate::sim::{tx_time, Time};
-use std::collections::VecDeque;
 
 /// A queue limit: a whole number of packets or of bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +64,19 @@ pub struct LinkStats {
     pub drops: [u64; DropCause::COUNT],
 }
 
+/// The serialisation time of `size` bytes at `rate` bit/s, from a link's two-entry cache if it
+/// holds the size.
+#[inline(always)]
+fn cached_tx(sizes: &[u32; 2], times: &[Time; 2], size: u32, rate: &f64) -> Time {
+    if sizes[0] == size {
+        times[0]
+    } else if sizes[1] == size {
+        times[1]
+    } else {
+        tx_time(size, *rate)
+    }
+}
+
 /// One direction of a link.
 ///
 /// The fields a FIFO link's enqueue and arrival touch come first and in this order
@@ -73,16 +86,8 @@ pub struct LinkStats {
 pub struct Link {
     /// When the last accepted packet finishes serialisation.
     busy_until: Time,
-    /// Last time a scheduled link's queue integrals were brought up to date (a FIFO adds
-    /// each packet's wait when it accepts the packet).
-    stats_t: Time,
-    waiting_bytes: u64,
-    /// Start-of-transmission time and size of packets still waiting in the queue.
-    waiting: VecDeque<(Time, u32)>,
-    /// Index of this link direction.
-    pub id: u32,
-    /// Node at the receiving end.
-    pub to: u32,
+    /// The FIFO's packets still waiting for the line.
+    waiting: Backlog,
     // -- second cache line
     /// The delay line, packets in order of arrival at the far end: the head (valid while
     /// `on_line > 0`); each packet's store slot names the one after it, and `tail` is the
@@ -96,8 +101,10 @@ pub struct Link {
     /// Serialisation times of the two most recent packet sizes (data and ACKs, typically).
     tx_sizes: [u32; 2],
     tx_times: [Time; 2],
-    /// Keeps the third line's fields on the third line.
-    _pad: u64,
+    /// Index of this link direction.
+    pub id: u32,
+    /// Node at the receiving end.
+    pub to: u32,
     // -- third cache line: the flags, the framing and the counters every packet updates
     /// Bytes of framing added to every packet on this link (counted for serialisation only).
     pub overhead: u32,
@@ -145,6 +152,9 @@ pub struct Link {
     sched: Option<Sched>,
     /// Scheduler path: the packet being serialised.
     current: Option<Packet>,
+    /// Last time a scheduled link's queue integrals were brought up to date (a FIFO adds
+    /// each packet's wait when it accepts the packet).
+    stats_t: Time,
 }
 
 impl Link {
@@ -166,9 +176,7 @@ impl Link {
         let before_queue = script.at_enqueue;
         let mut link = Link {
             busy_until: 0,
-            stats_t: 0,
-            waiting_bytes: 0,
-            waiting: VecDeque::new(),
+            waiting: Backlog::default(),
             id,
             to,
             head: InFlight::default(),
@@ -177,7 +185,6 @@ impl Link {
             delay,
             tx_sizes: [u32::MAX; 2],
             tx_times: [0; 2],
-            _pad: 0,
             limit,
             overhead,
             before_queue,
@@ -198,6 +205,7 @@ impl Link {
             tapped: Vec::new(),
             sched,
             current: None,
+            stats_t: 0,
         };
         link.refresh_rare();
         link
@@ -257,23 +265,19 @@ impl Link {
             // falls idle), so empty the queue without reading it, which with many links is
             // a cache miss.
             self.waiting.clear();
-            self.waiting_bytes = 0;
             return;
         }
-        while let Some(&(start, size)) = self.waiting.front() {
-            if start > now {
-                break;
-            }
-            self.waiting.pop_front();
-            self.waiting_bytes -= size as u64;
-        }
+        // The rate lies in a cold line: read only for a size the cache does not hold.
+        let (sizes, times, rate) = (&self.tx_sizes, &self.tx_times, &self.rate_bps);
+        self.waiting
+            .advance(now, |size| cached_tx(sizes, times, size, rate));
     }
 
     /// Packets and bytes waiting (not being transmitted), as last brought up to date.
     #[inline]
     fn waiting_counts(&self) -> (usize, u64) {
         if !self.scheduled {
-            return (self.waiting.len(), self.waiting_bytes);
+            return (self.waiting.len(), self.waiting.bytes());
         }
         let s = self
             .sched
@@ -330,7 +334,9 @@ impl Link {
     /// the link.
     pub fn waiting_at(&self, now: Time) -> usize {
         match &self.sched {
-            None => self.waiting.len() - self.waiting.partition_point(|&(start, _)| start <= now),
+            None => self
+                .waiting
+                .waiting_at(now, |size| tx_time(size, self.rate_bps)),
             Some(s) => s.len(),
         }
     }
@@ -344,7 +350,11 @@ impl Link {
         }
         match &self.sched {
             // The entry whose start of transmission leaves `target` behind it.
-            None => self.waiting[self.waiting.len() - target - 1].0,
+            None => self
+                .waiting
+                .start_of(self.waiting.len() - target - 1, |size| {
+                    tx_time(size, self.rate_bps)
+                }),
             Some(s) => {
                 let per = s.bytes() / s.len().max(1) as u64;
                 let each = tx_time(per as u32 + self.overhead, self.rate_bps);
@@ -476,7 +486,7 @@ impl Link {
         if busy && !p.is_ful() {
             let full = match self.limit {
                 QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
-                QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 > b,
+                QueueLimit::Bytes(b) => self.waiting.bytes() + size as u64 > b,
             };
             if full {
                 self.stats.drops[DropCause::Queue.index()] += 1;
@@ -503,8 +513,7 @@ impl Link {
             let wait = (start - now) as u128;
             self.stats.queue_area += wait;
             self.stats.queue_byte_area += size as u128 * wait;
-            self.waiting.push_back((start, size));
-            self.waiting_bytes += size as u64;
+            self.waiting.push(start, size);
             self.note_queue_peak();
         }
         let slot = store.keep(held, p, lost);
@@ -546,7 +555,7 @@ impl Link {
     fn ns2_full(&self, p: &Packet) -> bool {
         match self.limit {
             QueueLimit::Packets(n) => self.waiting.len() as u64 + 1 >= n,
-            QueueLimit::Bytes(b) => self.waiting_bytes + (p.wire + self.overhead) as u64 >= b,
+            QueueLimit::Bytes(b) => self.waiting.bytes() + (p.wire + self.overhead) as u64 >= b,
         }
     }
 
@@ -773,7 +782,8 @@ impl Link {
     /// the busy time that lies after `end`.
     pub fn finish(&mut self, end: Time) {
         self.advance(end);
-        for &(start, size) in &self.waiting {
+        let rate = self.rate_bps;
+        for (start, size) in self.waiting.packets(|size| tx_time(size, rate)) {
             let after = (start - end) as u128;
             self.stats.queue_area -= after;
             self.stats.queue_byte_area -= size as u128 * after;
@@ -828,8 +838,8 @@ mod tests {
     fn an_idle_fifo_hop_reads_three_cache_lines() {
         use std::mem::offset_of;
         // Line 1: the queue's timing; line 2: the delay line and serialisation cache.
-        assert!(offset_of!(Link, to) < 64 && offset_of!(Link, waiting) < 64);
-        assert!(offset_of!(Link, head) >= 64 && offset_of!(Link, tx_times) + 16 <= 128);
+        assert!(offset_of!(Link, waiting) + std::mem::size_of::<Backlog>() <= 64);
+        assert!(offset_of!(Link, head) >= 64 && offset_of!(Link, to) + 4 <= 128);
         // Line 3: the flags, the framing and the five per-packet counters.
         for flag in [
             offset_of!(Link, cells),

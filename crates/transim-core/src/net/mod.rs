@@ -2,6 +2,7 @@
 //! and loss models.
 
 pub mod atm;
+pub mod backlog;
 pub mod header;
 pub mod host;
 pub mod link;
