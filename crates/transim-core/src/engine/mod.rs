@@ -157,8 +157,9 @@ pub struct Simulation {
     /// Events left before the watcher is called.
     countdown: u32,
     /// Per flow, where its endpoints' first-touched state lies ([`Transport::hot_state`]),
-    /// for cache hints: filled when the run starts, if hints are on.
-    hot: Vec<[usize; 2]>,
+    /// for cache hints: filled when the run starts and after every delivery, if hints are
+    /// on.
+    hot: Vec<[[usize; 2]; 2]>,
 }
 
 impl Simulation {
@@ -350,12 +351,15 @@ impl Simulation {
                 if let Some(f) = self.flows.get(flow as usize) {
                     crate::sim::prefetch::prefetch(&f.delivered, 1);
                 }
-                let addr = self
+                let [state, moving] = self
                     .hot
                     .get(flow as usize)
-                    .map_or(0, |h| h[from_sender as usize]);
-                if addr != 0 {
-                    crate::sim::prefetch::prefetch_addr(addr, HOT_LINES);
+                    .map_or([0; 2], |h| crate::transport::hot_for(h, from_sender));
+                if state != 0 {
+                    crate::sim::prefetch::prefetch_addr(state, HOT_LINES);
+                }
+                if moving != 0 {
+                    crate::sim::prefetch::prefetch_addr(moving, 2);
                 }
             }
         }
@@ -455,6 +459,9 @@ impl Simulation {
             }
             let mut ctx = endpoint_ctx!(self);
             f.transport.on_packet(p, &mut ctx);
+            if let Some(h) = self.hot.get_mut(p.flow as usize) {
+                *h = f.transport.hot_state();
+            }
             self.flush();
         } else {
             self.forward(node, p, held, hop);

@@ -97,10 +97,17 @@ impl Transport for TcpConnection {
         "tcp"
     }
 
-    fn hot_state(&self) -> [usize; 2] {
+    fn hot_state(&self) -> [[usize; 2]; 2] {
+        // An ACK first walks the segments it acknowledges, from the oldest: written a round
+        // trip ago, so with many flows out of the cache.
+        let oldest = self
+            .sender
+            .rtx
+            .front()
+            .map_or(0, |s| s as *const _ as usize);
         [
-            &self.receiver as *const TcpReceiver as usize,
-            &self.sender as *const TcpSender as usize,
+            [&self.sender as *const TcpSender as usize, oldest],
+            [&self.receiver as *const TcpReceiver as usize, 0],
         ]
     }
 
@@ -213,5 +220,43 @@ impl Transport for TcpConnection {
     fn wire_bytes(&self, p: &Packet, src: [u8; 4], dst: [u8; 4], out: &mut Vec<u8>) -> Option<u8> {
         super::wire::render(&self.sender.cfg, self.flow, p, src, dst, out);
         Some(6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::profiles::resolve;
+    use crate::scenario::schema::TcpSpec;
+    use crate::transport::hot_for;
+
+    fn inside<T>(addr: usize, x: &T) -> bool {
+        let at = x as *const T as usize;
+        (at..at + std::mem::size_of::<T>()).contains(&addr)
+    }
+
+    /// The cache hints ahead of a delivery name the end that will handle the packet: the
+    /// receiver for data, the sender and its oldest unacknowledged segment for an ACK.
+    #[test]
+    fn delivery_hints_name_the_end_that_handles_the_packet() {
+        let cfg = resolve(&TcpSpec::default(), "tcp").unwrap();
+        let sender = TcpSender::new(cfg.clone(), 0, 0, 1, None, None);
+        let mut c = TcpConnection::new(0, sender, TcpReceiver::new(cfg, 0, 1, 0), vec![]);
+        let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+        c.start(&mut Ctx::detached(0, &mut ev, &mut out, &mut uid));
+        // The handshake, then data in flight.
+        for _ in 0..4 {
+            let sent = std::mem::take(&mut out);
+            for p in &sent {
+                c.on_packet(p, &mut Ctx::detached(0, &mut ev, &mut out, &mut uid));
+            }
+        }
+        assert!(!c.sender.rtx.is_empty(), "data waits for its ACK");
+        let hot = c.hot_state();
+        let [data, none] = hot_for(&hot, true);
+        assert!(inside(data, &c.receiver) && none == 0);
+        let [ack, oldest] = hot_for(&hot, false);
+        assert!(inside(ack, &c.sender));
+        assert!(inside(oldest, c.sender.rtx.front().unwrap()));
     }
 }
