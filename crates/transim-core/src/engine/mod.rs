@@ -6,6 +6,7 @@
 
 mod atm;
 pub mod flow_paths;
+mod hints;
 pub mod routes;
 
 pub use routes::{Routes, NO_ROUTE};
@@ -86,9 +87,6 @@ impl Flow {
     }
 }
 
-/// Cache lines of an endpoint's state fetched ahead of a delivery.
-const HOT_LINES: usize = 4;
-
 /// Up to this many link directions and flows together, the run loop gives no cache hints
 /// (their state fits in the L2 cache many times over).
 const SMALL_NET: usize = 64;
@@ -156,10 +154,9 @@ pub struct Simulation {
     next_uid: u64,
     /// Events left before the watcher is called.
     countdown: u32,
-    /// Per flow, where its endpoints' first-touched state lies ([`Transport::hot_state`]),
-    /// for cache hints: filled when the run starts and after every delivery, if hints are
-    /// on.
-    hot: Vec<[[usize; 2]; 2]>,
+    /// Per flow, what a delivery reads first, for cache hints: filled when the run starts,
+    /// if hints are on.
+    hints: hints::DeliveryHints,
 }
 
 impl Simulation {
@@ -194,7 +191,7 @@ impl Simulation {
             dropped: Vec::with_capacity(8),
             next_uid: 0,
             countdown: WATCH_EVERY,
-            hot: Vec::new(),
+            hints: hints::DeliveryHints::default(),
         }
     }
 
@@ -281,7 +278,7 @@ impl Simulation {
         self.store
             .set_hints(self.links.len() + self.flows.len() > SMALL_NET);
         if self.store.hints() {
-            self.hot = self.flows.iter().map(|f| f.transport.hot_state()).collect();
+            self.hints = hints::DeliveryHints::fill(&self.flows, &self.links, &self.routes);
         }
         while let Some(t) = self.events.peek_time() {
             if t > self.end {
@@ -343,24 +340,12 @@ impl Simulation {
         if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_heap() {
             self.store.prefetch(slot);
             if let Some(link) = self.links.get(l as usize) {
-                crate::sim::prefetch::prefetch(link, 3);
+                crate::sim::prefetch::prefetch(link, hints::LINK_LINES);
             }
             if let Some(link) = self.links.get(hop as usize) {
-                crate::sim::prefetch::prefetch(link, 3);
+                crate::sim::prefetch::prefetch(link, hints::LINK_LINES);
             } else if let Some((flow, from_sender)) = delivered_to(hop) {
-                if let Some(f) = self.flows.get(flow as usize) {
-                    crate::sim::prefetch::prefetch(&f.delivered, 1);
-                }
-                let [state, moving] = self
-                    .hot
-                    .get(flow as usize)
-                    .map_or([0; 2], |h| crate::transport::hot_for(h, from_sender));
-                if state != 0 {
-                    crate::sim::prefetch::prefetch_addr(state, HOT_LINES);
-                }
-                if moving != 0 {
-                    crate::sim::prefetch::prefetch_addr(moving, 2);
-                }
+                self.hints.prefetch(flow, from_sender);
             }
         }
     }
@@ -459,9 +444,8 @@ impl Simulation {
             }
             let mut ctx = endpoint_ctx!(self);
             f.transport.on_packet(p, &mut ctx);
-            if let Some(h) = self.hot.get_mut(p.flow as usize) {
-                *h = f.transport.hot_state();
-            }
+            self.hints
+                .refresh(p.flow, p.from_sender, f.transport.as_ref());
             self.flush();
         } else {
             self.forward(node, p, held, hop);

@@ -95,12 +95,6 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// The addresses [`Transport::hot_state`] gives for a packet from the sender (handled by the
-/// receiving end) or from the receiver.
-pub fn hot_for(hot: &[[usize; 2]; 2], from_sender: bool) -> [usize; 2] {
-    hot[from_sender as usize]
-}
-
 /// A rate in bit/s from a byte count and a duration in seconds (0 for no time).
 pub fn bits_per_second(bytes: u64, secs: f64) -> f64 {
     if secs > 0.0 {
@@ -171,14 +165,14 @@ pub trait Transport: Send {
     /// The transport's own results, once the run is over.
     fn results(&mut self, facts: &FlowFacts) -> Detail;
 
-    /// Addresses of the state a delivered packet touches first, for a packet from the
-    /// receiver (`[0]`, handled by the sending end) and for one from the sender (`[1]`): the
-    /// endpoint's own state (its first cache lines) and one more place (two lines) that
-    /// moves as the transfer goes on, such as the oldest unacknowledged segment. The engine
-    /// asks again after every delivery and fetches them into the cache an event ahead of
-    /// the next. 0: no hint.
-    fn hot_state(&self) -> [[usize; 2]; 2] {
-        [[0; 2]; 2]
+    /// Addresses of the state a packet from the sender (`from_sender`) or from the receiver
+    /// touches first when it is delivered: the handling endpoint's own state (its first
+    /// cache lines) and one more place (two lines) that moves as the transfer goes on, such
+    /// as the oldest unacknowledged segment. The engine asks again after every delivery in
+    /// that direction and fetches them into the cache an event ahead of the next. 0: no
+    /// hint.
+    fn hot_state(&self, _from_sender: bool) -> [usize; 2] {
+        [0; 2]
     }
 
     /// The transport's time series, if it was asked to keep them.

@@ -1,0 +1,151 @@
+//! Cache hints ahead of a delivery. With many flows, the state a delivered packet's handler
+//! reads first is out of the cache: the endpoint itself, a place in it that moves as the
+//! transfer goes on (TCP's oldest unacknowledged segment, which an ACK walks first), the link
+//! its reply leaves by, and the flow's counters. The run loop sees the delivery one event
+//! ahead (its delay-line entry names the flow) and fetches all of them then, so the loads
+//! overlap with the current event's work.
+
+use super::routes::{Routes, NO_ROUTE};
+use super::Flow;
+use crate::net::Link;
+use crate::sim::prefetch::prefetch_addr;
+use crate::transport::Transport;
+
+/// Cache lines fetched of the handling endpoint's state.
+const STATE_LINES: usize = 4;
+/// Cache lines fetched at the place in it that moves.
+const MOVING_LINES: usize = 2;
+/// Cache lines fetched of a link (the ones a FIFO hop reads: see [`Link`]'s layout).
+pub(super) const LINK_LINES: usize = 3;
+
+/// Where the handling of a packet in one direction reads first (0: no hint).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Ahead {
+    /// The endpoint's state ([`Transport::hot_state`]).
+    state: usize,
+    /// The place in it that moves ([`Transport::hot_state`]).
+    moving: usize,
+    /// The link its reply leaves by.
+    uplink: usize,
+}
+
+/// One flow's hints, a cache line of its own: for a packet from the receiver (`dir[0]`,
+/// handled by the sender) and from the sender (`dir[1]`), and the flow's counters.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+struct FlowHints {
+    dir: [Ahead; 2],
+    counters: usize,
+}
+
+/// Every flow's hints (none until [`DeliveryHints::fill`]).
+#[derive(Debug, Default)]
+pub(super) struct DeliveryHints {
+    flows: Vec<FlowHints>,
+}
+
+impl DeliveryHints {
+    /// The hints of every flow, as the run starts.
+    pub(super) fn fill(flows: &[Flow], links: &[Link], routes: &Routes) -> Self {
+        let uplink = |i: usize, from: u32, to: u32| match routes.next(from, to, i as u32) {
+            NO_ROUTE => 0,
+            l => links
+                .get(l as usize)
+                .map_or(0, |l| l as *const Link as usize),
+        };
+        let flows = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let ahead = |from_sender: bool, node: u32, peer: u32| {
+                    let [state, moving] = f.transport.hot_state(from_sender);
+                    Ahead {
+                        state,
+                        moving,
+                        uplink: uplink(i, node, peer),
+                    }
+                };
+                FlowHints {
+                    // A packet from the receiver is handled at the sender's node, which
+                    // answers towards the receiver's, and the other way round.
+                    dir: [ahead(false, f.src, f.dst), ahead(true, f.dst, f.src)],
+                    counters: &f.delivered as *const u64 as usize,
+                }
+            })
+            .collect();
+        DeliveryHints { flows }
+    }
+
+    /// After `transport` handled a packet of flow `flow` (from its sender or not): ask it
+    /// again where that direction's handling reads first.
+    #[inline(always)]
+    pub(super) fn refresh(&mut self, flow: u32, from_sender: bool, transport: &dyn Transport) {
+        if let Some(h) = self.flows.get_mut(flow as usize) {
+            let d = &mut h.dir[from_sender as usize];
+            [d.state, d.moving] = transport.hot_state(from_sender);
+        }
+    }
+
+    /// Fetch what the delivery of a packet of flow `flow` (from its sender or not) reads
+    /// first.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, flow: u32, from_sender: bool) {
+        let Some(h) = self.flows.get(flow as usize) else {
+            return;
+        };
+        let d = h.dir[from_sender as usize];
+        for (addr, lines) in [
+            (h.counters, 1),
+            (d.state, STATE_LINES),
+            (d.moving, MOVING_LINES),
+            (d.uplink, LINK_LINES),
+        ] {
+            if addr != 0 {
+                prefetch_addr(addr, lines);
+            }
+        }
+    }
+
+    /// The addresses fetched ahead of such a delivery (for tests).
+    #[cfg(test)]
+    pub(super) fn addresses(&self, flow: u32, from_sender: bool) -> [usize; 4] {
+        let h = self.flows[flow as usize];
+        let d = h.dir[from_sender as usize];
+        [h.counters, d.state, d.moving, d.uplink]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A flow across a router: a data packet's hints name the receiver's state and the
+    /// receiver host's uplink, an ACK's the sender's state, its oldest unacknowledged segment
+    /// and the sender host's uplink; both the flow's counters.
+    #[test]
+    fn each_direction_names_its_own_end_and_uplink() {
+        let sc = crate::scenario::parse(json!({
+            "duration": "1s",
+            "topology": {"kind": "explicit", "nodes": ["A", "R", "B"], "links": [
+                {"between": ["A", "R"], "rate": "100Mbps", "delay": "1ms"},
+                {"between": ["R", "B"], "rate": "10Mbps", "delay": "10ms"}]},
+            "flows": [{"src": "A", "dst": "B"}]
+        }))
+        .unwrap();
+        let sim = crate::scenario::build(&sc).unwrap();
+        let hints = DeliveryHints::fill(&sim.flows, &sim.links, &sim.routes);
+        let f = &sim.flows[0];
+        let link = |from: u32, to: u32| &sim.links[sim.routes.next(from, to, 0) as usize];
+        let [counters, state, moving, uplink] = hints.addresses(0, true);
+        assert_eq!(counters, &f.delivered as *const u64 as usize);
+        assert_eq!([state, moving], f.transport.hot_state(true));
+        assert_eq!(uplink, link(f.dst, f.src) as *const Link as usize);
+        let [counters, state, moving, uplink] = hints.addresses(0, false);
+        assert_eq!(counters, &f.delivered as *const u64 as usize);
+        assert_eq!([state, moving], f.transport.hot_state(false));
+        assert_eq!(uplink, link(f.src, f.dst) as *const Link as usize);
+        assert_ne!(hints.addresses(0, true)[3], uplink);
+        assert_ne!(hints.addresses(0, true)[1], state);
+    }
+}
