@@ -513,6 +513,14 @@ impl Link {
             let wait = (start - now) as u128;
             self.stats.queue_area += wait;
             self.stats.queue_byte_area += size as u128 * wait;
+            debug_assert!(
+                self.waiting.is_empty()
+                    || start
+                        == self
+                            .waiting
+                            .start_of(self.waiting.len(), |s| tx_time(s, self.rate_bps)),
+                "a waiting packet starts when the last one ends"
+            );
             self.waiting.push(start, size);
             self.note_queue_peak();
         }
