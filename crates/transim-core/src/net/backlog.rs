@@ -76,7 +76,7 @@ impl Ring {
 }
 
 /// The waiting packets of a FIFO link (not counting the one being transmitted), in order of
-/// transmission. 56 bytes, so that it shares a cache line with the link's index and far end.
+/// transmission. 56 bytes, so that it shares a cache line with the link's busy time.
 #[derive(Debug, Default)]
 #[repr(C)]
 pub struct Backlog {
