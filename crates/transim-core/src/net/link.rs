@@ -306,6 +306,13 @@ impl Link {
         self.stats.queue_max_bytes = self.stats.queue_max_bytes.max(b);
     }
 
+    /// Serialisation time of a size on this link, computed (the waiting queue's rarer reads;
+    /// the same values the cache of [`Link::serialise`] holds).
+    fn tx_of(&self) -> impl Fn(u32) -> Time {
+        let rate = self.rate_bps;
+        move |size| tx_time(size, rate)
+    }
+
     /// Serialisation time of `size` bytes, from a two-entry cache.
     #[inline]
     fn serialise(&mut self, size: u32) -> Time {
@@ -334,9 +341,7 @@ impl Link {
     /// the link.
     pub fn waiting_at(&self, now: Time) -> usize {
         match &self.sched {
-            None => self
-                .waiting
-                .waiting_at(now, |size| tx_time(size, self.rate_bps)),
+            None => self.waiting.waiting_at(now, self.tx_of()),
             Some(s) => s.len(),
         }
     }
@@ -352,9 +357,7 @@ impl Link {
             // The entry whose start of transmission leaves `target` behind it.
             None => self
                 .waiting
-                .start_of(self.waiting.len() - target - 1, |size| {
-                    tx_time(size, self.rate_bps)
-                }),
+                .start_of(self.waiting.len() - target - 1, self.tx_of()),
             Some(s) => {
                 let per = s.bytes() / s.len().max(1) as u64;
                 let each = tx_time(per as u32 + self.overhead, self.rate_bps);
@@ -515,10 +518,7 @@ impl Link {
             self.stats.queue_byte_area += size as u128 * wait;
             debug_assert!(
                 self.waiting.is_empty()
-                    || start
-                        == self
-                            .waiting
-                            .start_of(self.waiting.len(), |s| tx_time(s, self.rate_bps)),
+                    || start == self.waiting.start_of(self.waiting.len(), self.tx_of()),
                 "a waiting packet starts when the last one ends"
             );
             self.waiting.push(start, size);
@@ -790,8 +790,8 @@ impl Link {
     /// the busy time that lies after `end`.
     pub fn finish(&mut self, end: Time) {
         self.advance(end);
-        let rate = self.rate_bps;
-        for (start, size) in self.waiting.packets(|size| tx_time(size, rate)) {
+        let tx_of = self.tx_of();
+        for (start, size) in self.waiting.packets(tx_of) {
             let after = (start - end) as u128;
             self.stats.queue_area -= after;
             self.stats.queue_byte_area -= size as u128 * after;
