@@ -181,13 +181,103 @@ const RUN_BITS: u32 = 8;
 /// Slots in the wheel.
 const SLOTS: u64 = 4096;
 
+/// A narrow slot's entries in key order, served from the front (`at`).
+#[derive(Default)]
+struct Run {
+    v: Vec<Entry>,
+    /// The next entry; entries before it were taken.
+    at: usize,
+    /// Scratch space for sorting.
+    sorted: Vec<Entry>,
+}
+
+impl Run {
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.at == self.v.len()
+    }
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.v.len() - self.at
+    }
+
+    /// The next entry.
+    #[inline(always)]
+    fn first(&self) -> Option<&Entry> {
+        self.v.get(self.at)
+    }
+
+    /// Take the next entry (the storage is reused once all are taken).
+    #[inline(always)]
+    fn pop_first(&mut self) -> Option<Entry> {
+        let e = *self.v.get(self.at)?;
+        self.at += 1;
+        if self.at == self.v.len() {
+            self.v.clear();
+            self.at = 0;
+        }
+        Some(e)
+    }
+
+    /// Put `e` in its place: after every entry with a smaller key. A new event comes after
+    /// every entry at its time, which mostly puts it near the end.
+    fn insert(&mut self, e: Entry) {
+        let at = self.at + self.v[self.at..].partition_point(|r| r.key < e.key);
+        self.v.insert(at, e);
+    }
+
+    /// Move the entries not yet taken to `out`.
+    fn drain_into(&mut self, out: &mut Vec<Entry>) {
+        out.extend(self.v.drain(self.at..));
+        self.v.clear();
+        self.at = 0;
+    }
+
+    /// Sort the entries (a slot's, as its list holds them: the last filed first) by key. A
+    /// counting sort on the time within the slot (fewer than 2^`bits` values), which fills
+    /// each time's places from the back, so that entries at the same time come out in the
+    /// reverse of the list's order: ascending sequence, unless the slot was re-filed
+    /// (checked).
+    fn sort(&mut self, bits: u32) {
+        debug_assert_eq!(self.at, 0);
+        let mask = (1u64 << bits) - 1;
+        let mut end = [0u32; 1 << RUN_BITS];
+        for e in &self.v {
+            end[(e.key.time() & mask) as usize] += 1;
+        }
+        let mut sum = 0;
+        for a in end.iter_mut().take(mask as usize + 1) {
+            sum += *a;
+            *a = sum;
+        }
+        let n = self.v.len();
+        self.sorted.clear();
+        self.sorted.reserve(n);
+        let out = &mut self.sorted.spare_capacity_mut()[..n];
+        for e in &self.v {
+            let k = &mut end[(e.key.time() & mask) as usize];
+            *k -= 1;
+            out[*k as usize].write(*e);
+        }
+        // SAFETY: each time's entries fill the places from the sum of the counts before it
+        // up to (not including) the sum through it, each place once, so all of the first n
+        // places were written just above.
+        unsafe { self.sorted.set_len(n) };
+        std::mem::swap(&mut self.v, &mut self.sorted);
+        // A list holds same-time entries in descending sequence when they were filed as they
+        // were pushed; a re-filing ([`EventQueue::rewidth`]) files them in any order.
+        if !self.v.windows(2).all(|w| w[0].key < w[1].key) {
+            self.v.sort_unstable_by_key(|e| e.key);
+        }
+    }
+}
+
 /// A deterministic priority queue of events.
 pub struct EventQueue {
-    /// The rest of the last narrow slot moved out of the wheel, sorted with its earliest
-    /// entry last: popped from the end whenever the heap is empty.
-    run: Vec<Entry>,
-    /// Scratch space for sorting the run.
-    sorted: Vec<Entry>,
+    /// The rest of the last narrow slot moved out of the wheel, in order: its next entry is
+    /// popped whenever the heap is empty.
+    run: Run,
     /// Every pending event before `heap_limit`.
     heap: QuadHeap,
     /// Events before this time go straight into the heap: the horizon, or while a run is
@@ -230,8 +320,7 @@ pub struct EventQueue {
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
-            run: Vec::new(),
-            sorted: Vec::new(),
+            run: Run::default(),
             heap: QuadHeap::default(),
             heap_limit: 1 << SLOT_BITS,
             wheel: vec![NIL; SLOTS as usize],
@@ -398,10 +487,8 @@ impl EventQueue {
         let e = Entry { key, ev };
         let t = key.time();
         if t < self.horizon {
-            // Only while a run is served is the heap's limit below the horizon. The run is
-            // sorted latest first, and a new entry comes after every entry at its time.
-            let at = self.run.partition_point(|r| r.key > key);
-            self.run.insert(at, e);
+            // Only while a run is served is the heap's limit below the horizon.
+            self.run.insert(e);
             return;
         }
         let bits = self.slot_bits;
@@ -453,11 +540,11 @@ impl EventQueue {
             self.heap_limit = self.horizon;
             if bits <= RUN_BITS {
                 while i != NIL {
-                    self.run.push(self.pool[i as usize]);
+                    self.run.v.push(self.pool[i as usize]);
                     i = self.release(i);
                 }
-                self.sort_run(bits);
-                self.heap_limit = self.run.last().map_or(self.horizon, |e| e.key.time());
+                self.run.sort(bits);
+                self.heap_limit = self.run.first().map_or(self.horizon, |e| e.key.time());
             } else {
                 while i != NIL {
                     // Keys are unique, so the order the slot's entries enter the heap in
@@ -488,42 +575,6 @@ impl EventQueue {
         self.links[i as usize] = self.free;
         self.free = i;
         next
-    }
-
-    /// Sort the run (a slot's entries as its list holds them: the last filed first) by
-    /// descending key, its earliest entry last. A counting sort on the time within the slot
-    /// (fewer than 2^`bits` values): stable, so entries at the same time stay in the list's
-    /// order, which is descending sequence unless the slot was re-filed (checked).
-    fn sort_run(&mut self, bits: u32) {
-        let mask = (1u64 << bits) - 1;
-        let top = mask as usize;
-        let mut at = [0u32; 1 << RUN_BITS];
-        for e in &self.run {
-            at[top - (e.key.time() & mask) as usize] += 1;
-        }
-        let mut sum = 0;
-        for a in at.iter_mut().take(top + 1) {
-            (*a, sum) = (sum, sum + *a);
-        }
-        let n = self.run.len();
-        self.sorted.clear();
-        self.sorted.reserve(n);
-        let out = &mut self.sorted.spare_capacity_mut()[..n];
-        for e in &self.run {
-            let k = &mut at[top - (e.key.time() & mask) as usize];
-            out[*k as usize].write(*e);
-            *k += 1;
-        }
-        // SAFETY: the counts place the n entries at n distinct indices below n (each
-        // offset's entries from the sum of the counts before it on), so all of the first n
-        // places were written just above.
-        unsafe { self.sorted.set_len(n) };
-        std::mem::swap(&mut self.run, &mut self.sorted);
-        // A list holds same-time entries in descending sequence when they were filed as they
-        // were pushed; a re-filing ([`EventQueue::rewidth`]) files them in any order.
-        if !self.run.windows(2).all(|w| w[0].key > w[1].key) {
-            self.run.sort_unstable_by_key(|e| Reverse(e.key));
-        }
     }
 
     /// Empty slots from absolute slot `cur` on before one that holds events (the wheel is
@@ -590,7 +641,7 @@ impl EventQueue {
     #[cold]
     fn rewidth(&mut self, bits: u32) {
         let mut all = std::mem::take(&mut self.heap.v);
-        all.append(&mut self.run);
+        self.run.drain_into(&mut all);
         for head in self.wheel.iter_mut() {
             let mut i = std::mem::replace(head, NIL);
             while i != NIL {
@@ -640,8 +691,8 @@ impl EventQueue {
     fn pop_run(&mut self) -> Option<(Time, Event)> {
         self.pops += 1;
         self.heap_sum += self.near() as u64;
-        let e = self.run.pop()?;
-        self.heap_limit = self.run.last().map_or(self.horizon, |r| r.key.time());
+        let e = self.run.pop_first()?;
+        self.heap_limit = self.run.first().map_or(self.horizon, |r| r.key.time());
         self.popped += 1;
         Some((e.key.time(), e.ev.unpack()))
     }
@@ -670,13 +721,13 @@ impl EventQueue {
     /// refill from the wheel: for hints only).
     #[inline(always)]
     pub fn peek_heap(&self) -> Option<Event> {
-        self.heap.peek().or(self.run.last()).map(|e| e.ev.unpack())
+        self.heap.peek().or(self.run.first()).map(|e| e.ev.unpack())
     }
 
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
-        match self.heap.peek().or(self.run.last()) {
+        match self.heap.peek().or(self.run.first()) {
             Some(e) => Some(e.key.time()),
             None => self.peek_after_refill(),
         }
@@ -686,7 +737,7 @@ impl EventQueue {
     #[inline(never)]
     fn peek_after_refill(&mut self) -> Option<Time> {
         self.refill();
-        self.heap.peek().or(self.run.last()).map(|e| e.key.time())
+        self.heap.peek().or(self.run.first()).map(|e| e.key.time())
     }
 
     /// Number of pending events.
