@@ -337,7 +337,7 @@ impl Simulation {
     /// many links they are usually out of the cache by now).
     #[inline(always)]
     fn hint_next(&mut self) {
-        if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_heap() {
+        if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_next() {
             self.store.prefetch(slot);
             if let Some(link) = self.links.get(l as usize) {
                 crate::sim::prefetch::prefetch(link, hints::LINK_LINES);

@@ -678,12 +678,17 @@ impl EventQueue {
             }
             return self.pop_run();
         }
+        self.pop_heap()
+    }
+
+    /// [`EventQueue::pop`] of the heap's first entry.
+    #[inline(always)]
+    fn pop_heap(&mut self) -> Option<(Time, Event)> {
         self.pops += 1;
         self.heap_sum += self.near() as u64;
-        self.heap.pop().map(|e| {
-            self.popped += 1;
-            (e.key.time(), e.ev.unpack())
-        })
+        let e = self.heap.pop()?;
+        self.popped += 1;
+        Some((e.key.time(), e.ev.unpack()))
     }
 
     /// [`EventQueue::pop`] of the run's next entry (the heap is empty).
@@ -704,11 +709,7 @@ impl EventQueue {
         if self.heap.is_empty() {
             return self.pop_run();
         }
-        self.pops += 1;
-        self.heap_sum += self.near() as u64;
-        let e = self.heap.pop()?;
-        self.popped += 1;
-        Some((e.key.time(), e.ev.unpack()))
+        self.pop_heap()
     }
 
     /// Pending events before the horizon (in the heap and the run).
@@ -720,14 +721,20 @@ impl EventQueue {
     /// The event that would be handed out next, if the heap or the run holds it (no
     /// refill from the wheel: for hints only).
     #[inline(always)]
-    pub fn peek_heap(&self) -> Option<Event> {
-        self.heap.peek().or(self.run.first()).map(|e| e.ev.unpack())
+    pub fn peek_next(&self) -> Option<Event> {
+        self.first_near().map(|e| e.ev.unpack())
+    }
+
+    /// The earliest entry before the horizon: the heap's first, or else the run's next.
+    #[inline(always)]
+    fn first_near(&self) -> Option<&Entry> {
+        self.heap.peek().or(self.run.first())
     }
 
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
-        match self.heap.peek().or(self.run.first()) {
+        match self.first_near() {
             Some(e) => Some(e.key.time()),
             None => self.peek_after_refill(),
         }
@@ -737,7 +744,7 @@ impl EventQueue {
     #[inline(never)]
     fn peek_after_refill(&mut self) -> Option<Time> {
         self.refill();
-        self.heap.peek().or(self.run.first()).map(|e| e.key.time())
+        self.first_near().map(|e| e.key.time())
     }
 
     /// Number of pending events.
@@ -755,6 +762,16 @@ impl EventQueue {
 mod tests {
     use super::*;
 
+    /// A xorshift generator of test inputs, seeded with `x` (not zero).
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     /// The wheel and the overflow give exactly a single heap's order: random times from
     /// now to far beyond the wheel, pushed while popping, against a plain sort.
     #[test]
@@ -762,13 +779,7 @@ mod tests {
         let mut q = EventQueue::new();
         let mut reference: Vec<(Time, u64)> = vec![];
         let mut seq = 0u64;
-        let mut x: u64 = 12345;
-        let mut rnd = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rnd = xorshift(12345);
         let mut now = 0;
         let mut popped = vec![];
         for round in 0..20_000 {
@@ -865,13 +876,7 @@ mod tests {
     fn adapting_the_slot_width_keeps_the_order() {
         let mut q = EventQueue::new();
         let mut reference = BinaryHeap::new();
-        let mut x: u64 = 99;
-        let mut rnd = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rnd = xorshift(99);
         let (mut now, mut seq, mut widths) = (0u64, 0u32, vec![q.slot_bits()]);
         for phase in 0..6 {
             let dense = phase % 2 == 0;
@@ -963,13 +968,7 @@ mod tests {
         // order): against a single heap.
         let mut q = EventQueue::new();
         let mut reference = BinaryHeap::new();
-        let mut x: u64 = 7;
-        let mut rnd = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rnd = xorshift(7);
         let (mut now, mut seq) = (0u64, 0u32);
         let push = |q: &mut EventQueue, r: &mut BinaryHeap<_>, seq: &mut u32, t: u64| {
             q.push(t, Event::FlowStart(*seq));
