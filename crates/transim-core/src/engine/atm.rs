@@ -61,7 +61,7 @@ impl Simulation {
     /// The ABR adapter's pacing event: send the next cell (an RM cell when due) and schedule
     /// the one after at the current ACR.
     pub(super) fn abr_send(&mut self, vc: u32) {
-        let (flow, from_sender) = (vc / 2, vc % 2 == 0);
+        let (flow, from_sender) = (vc / 2, vc.is_multiple_of(2));
         let now = self.now;
         let d = self.atm_mut().dir_mut(flow, from_sender);
         if d.scheduled != Some(now) {

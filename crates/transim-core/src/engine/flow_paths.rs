@@ -7,6 +7,8 @@
 //! they apply; a packet they do not cover (another destination, as an SCTP association's
 //! alternate address, or a node off the path) falls back to the table.
 
+use std::hint::select_unpredictable;
+
 /// The hops of every flow's two paths.
 #[derive(Clone, Debug, Default)]
 pub struct FlowPaths {
@@ -77,24 +79,31 @@ impl FlowPaths {
 
     /// The link direction `flow`'s packet for `dst` takes at `node`, if the flow's path
     /// toward `dst` passes `node`.
+    ///
+    /// Without a branch on the data: which of the two paths, and where on it `node` is, are
+    /// chosen by selects over every hop. A packet's direction and position look random from
+    /// one lookup to the next (a busy fat tree forwards thousands of flows' packets, data and
+    /// ACKs, at every hop count), and an early exit at the match mispredicted about once per
+    /// hop. Every node appears at most once on a path, so the last match is the only one.
     #[inline(always)]
     pub fn find(&self, flow: u32, node: u32, dst: u32) -> Option<u32> {
         let s = *self.start.get(flow as usize)? as usize;
         let d = &self.data;
-        let (mut at, n) = if d[s] == dst {
-            (s + 4, d[s + 1])
-        } else if d[s + 2] == dst {
-            (s + 4 + 2 * d[s + 1] as usize, d[s + 3])
-        } else {
+        let &[dst_fwd, n_fwd, dst_rev, n_rev] = d.get(s..s + 4)? else {
             return None;
         };
-        for _ in 0..n {
-            if d[at] == node {
-                return Some(d[at + 1]);
-            }
-            at += 2;
+        let fwd = dst_fwd == dst;
+        if !fwd && dst_rev != dst {
+            return None;
         }
-        None
+        let at = s + 4 + select_unpredictable(fwd, 0, 2 * n_fwd as usize);
+        let n = select_unpredictable(fwd, n_fwd, n_rev) as usize;
+        // (A path holds no `NO_ROUTE`: `build` gives up on one.)
+        let mut found = super::NO_ROUTE;
+        for &[at, link] in d[at..at + 2 * n].as_chunks::<2>().0 {
+            found = select_unpredictable(at == node, link, found);
+        }
+        (found != super::NO_ROUTE).then_some(found)
     }
 }
 

@@ -297,7 +297,7 @@ impl Simulation {
                 watch_points += 1;
                 self.events.adapt();
                 if let Some(sink) = sink.as_mut() {
-                    if watch_points % stride == 0 && self.trace_rows() >= CHUNK_ROWS {
+                    if watch_points.is_multiple_of(stride) && self.trace_rows() >= CHUNK_ROWS {
                         sink(self.drain_traces(false));
                     }
                 }

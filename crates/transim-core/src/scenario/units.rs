@@ -156,11 +156,11 @@ fn parse_duration(raw: &Raw) -> Result<Duration, String> {
     Ok(Duration((secs * 1e9).round() as u64))
 }
 fn fmt_duration(ns: u64) -> String {
-    if ns % 1_000_000_000 == 0 {
+    if ns.is_multiple_of(1_000_000_000) {
         format!("{}s", ns / 1_000_000_000)
-    } else if ns % 1_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000) {
         format!("{}ms", ns / 1_000_000)
-    } else if ns % 1000 == 0 {
+    } else if ns.is_multiple_of(1000) {
         format!("{}us", ns / 1000)
     } else {
         format!("{ns}ns")

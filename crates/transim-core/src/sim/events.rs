@@ -886,7 +886,7 @@ mod tests {
                 while q.len() < target {
                     let t = if dense {
                         now + rnd() % 20_000
-                    } else if rnd() % 4 == 0 {
+                    } else if rnd().is_multiple_of(4) {
                         now + rnd() % 3_000_000_000
                     } else {
                         now + rnd() % 5_000_000
@@ -980,19 +980,19 @@ mod tests {
         for step in 0..200_000u64 {
             while q.len() < 3_000 {
                 // Instants 2 ns apart, up to 40 µs ahead; a few far beyond the wheel.
-                let t = if rnd() % 64 == 0 {
+                let t = if rnd().is_multiple_of(64) {
                     now + rnd() % 50_000_000
                 } else {
                     ((now + rnd() % 40_000) & !1).max(now)
                 };
                 push(&mut q, &mut reference, &mut seq, t);
             }
-            if rnd() % 4 == 0 {
+            if rnd().is_multiple_of(4) {
                 // A peek may move the next slot out of the wheel before the pushes below.
                 let Reverse((t, _)) = *reference.peek().expect("pending");
                 assert_eq!(q.peek_time(), Some(t), "step {step}");
             }
-            if rnd() % 8 == 0 {
+            if rnd().is_multiple_of(8) {
                 // Into the slot being popped, at or just after now.
                 push(&mut q, &mut reference, &mut seq, now + rnd() % 3);
             }
