@@ -317,7 +317,7 @@ impl Simulation {
         }
         let end = self.end;
         for l in &mut self.links {
-            l.finish(end, &self.store);
+            l.finish(end);
         }
         if let Some(p) = self.pcap.as_mut() {
             if let Err(e) = p.finish() {
@@ -332,16 +332,15 @@ impl Simulation {
         self.check_conservation().map_err(crate::Error::Engine)
     }
 
-    /// Fetch what the next event will most likely read: the packet it hands over, the cache
-    /// line of its link that an arrival reads, and the three of the link it goes on to that
-    /// an enqueue reads (with many links they are usually out of the cache by now).
+    /// Fetch what the next event will most likely read: the packet it hands over, and the
+    /// three cache lines of its link and of the link it goes on to that a hop reads (with
+    /// many links they are usually out of the cache by now).
     #[inline(always)]
     fn hint_next(&mut self) {
         if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_next() {
             self.store.prefetch(slot);
             if let Some(link) = self.links.get(l as usize) {
-                let at = link as *const Link as usize + crate::net::ARRIVAL_LINE;
-                crate::sim::prefetch::prefetch_addr(at, 1);
+                crate::sim::prefetch::prefetch(link, hints::LINK_LINES);
             }
             if let Some(link) = self.links.get(hop as usize) {
                 crate::sim::prefetch::prefetch(link, hints::LINK_LINES);

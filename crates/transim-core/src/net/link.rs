@@ -46,11 +46,9 @@ pub struct LinkStats {
     pub packets_in: u64,
     /// Bytes offered (IP layer).
     pub bytes_in: u64,
-    /// Packets that reached the far end intact. (During the run: the packets put on the line
-    /// intact, so that an arrival need not touch the counters; [`Link::finish`] takes off
-    /// those still on it.)
+    /// Packets that reached the far end intact.
     pub packets_out: u64,
-    /// Bytes that reached the far end intact (kept as `packets_out` is).
+    /// Bytes that reached the far end intact.
     pub bytes_out: u64,
     /// Total serialisation time of accepted packets (ns).
     pub busy_ns: u64,
@@ -62,9 +60,7 @@ pub struct LinkStats {
     pub queue_byte_area: u128,
     /// Largest number of bytes waiting.
     pub queue_max_bytes: u64,
-    /// Drops by cause (indexed by [`DropCause::index`]). A packet lost on the wire counts
-    /// when it reaches the far end (during the run: when it is put on the line, as
-    /// `packets_out`).
+    /// Drops by cause (indexed by [`DropCause::index`]).
     pub drops: [u64; DropCause::COUNT],
 }
 
@@ -80,10 +76,6 @@ fn cached_tx(sizes: &[u32; 2], times: &[Time; 2], size: u32, rate: &f64) -> Time
         tx_time(size, *rate)
     }
 }
-
-/// Where in a [`Link`] the one cache line an arrival reads starts (the second: the delay
-/// line's head and length and the far node; the counters are kept at the enqueue).
-pub const ARRIVAL_LINE: usize = 64;
 
 /// One direction of a link.
 ///
@@ -533,7 +525,7 @@ impl Link {
             self.note_queue_peak();
         }
         let slot = store.keep(held, p, lost);
-        self.put_on_line(end + self.delay, slot, hop, (p.wire, lost), events, store);
+        self.put_on_line(end + self.delay, slot, hop, events, store);
     }
 
     /// A FIFO transmission starting at `start` on a link with a scripted drop on the wire,
@@ -605,20 +597,17 @@ impl Link {
         }
     }
 
-    /// Put the packet in store slot `slot` (`wire` bytes, lost or not) on the line, to arrive
-    /// at `arrive` (an event only for a new head). It is counted out (or dropped) here, in
-    /// the cache lines the enqueue has just touched, rather than on arrival.
+    /// Put the packet in store slot `slot` on the line, to arrive at `arrive` (an event only
+    /// for a new head).
     #[inline(always)]
     fn put_on_line(
         &mut self,
         arrive: Time,
         slot: u32,
         hop: u32,
-        (wire, lost): (u32, Option<DropCause>),
         events: &mut EventQueue,
         store: &mut PacketStore,
     ) {
-        self.count_out(wire, lost, 1);
         let x = InFlight { arrive, slot, hop };
         if self.on_line == 0 {
             events.push(arrive, Event::LinkArrival(self.id, slot, hop));
@@ -628,22 +617,6 @@ impl Link {
         }
         self.tail = slot;
         self.on_line += 1;
-    }
-
-    /// Count `n` packets (1 going onto the line, −1 taken back at the end) of `wire` bytes
-    /// as reaching the far end intact, or as dropped for `lost`.
-    #[inline(always)]
-    fn count_out(&mut self, wire: u32, lost: Option<DropCause>, n: i64) {
-        match lost {
-            Some(cause) => {
-                self.stats.drops[cause.index()] =
-                    self.stats.drops[cause.index()].wrapping_add_signed(n);
-            }
-            None => {
-                self.stats.packets_out = self.stats.packets_out.wrapping_add_signed(n);
-                self.stats.bytes_out = self.stats.bytes_out.wrapping_add_signed(n * wire as i64);
-            }
-        }
     }
 
     /// The rarely used work when a transmission starts: lose the packet if the link is
@@ -718,14 +691,7 @@ impl Link {
             .take()
             .expect("transmission end without a packet");
         let slot = store.put(p);
-        self.put_on_line(
-            now + self.delay,
-            slot,
-            HOP_UNKNOWN,
-            (p.wire, p.lost),
-            events,
-            store,
-        );
+        self.put_on_line(now + self.delay, slot, HOP_UNKNOWN, events, store);
         let before = dropped.len();
         let next = self
             .sched
@@ -787,6 +753,14 @@ impl Link {
             self.head = store.next_of(head.slot);
             store.prefetch(self.head.slot);
         }
+        let packet = store.get(head.slot);
+        match packet.lost {
+            Some(cause) => self.stats.drops[cause.index()] += 1,
+            None => {
+                self.stats.packets_out += 1;
+                self.stats.bytes_out += packet.wire as u64;
+            }
+        }
         head
     }
 
@@ -795,8 +769,8 @@ impl Link {
         self.on_line as usize
     }
 
-    /// Every packet on the delay line (each resting in a slot of `store`), head first.
-    fn for_each_on_line(&self, store: &PacketStore, mut f: impl FnMut(&Packet)) {
+    /// Every packet inside the link: waiting, being transmitted, or propagating.
+    pub fn for_each_inside(&self, store: &PacketStore, f: &mut dyn FnMut(&Packet)) {
         let mut x = self.head;
         for k in 0..self.on_line {
             if k > 0 {
@@ -804,11 +778,6 @@ impl Link {
             }
             f(store.get(x.slot));
         }
-    }
-
-    /// Every packet inside the link: waiting, being transmitted, or propagating.
-    pub fn for_each_inside(&self, store: &PacketStore, f: &mut dyn FnMut(&Packet)) {
-        self.for_each_on_line(store, &mut *f);
         if let Some(p) = &self.current {
             f(p);
         }
@@ -817,15 +786,9 @@ impl Link {
         }
     }
 
-    /// Close the books at the end of the run: bring integrals to `end`, remove the part of
-    /// the busy time that lies after `end`, and take the packets still on the line (in
-    /// `store`) off the ones counted out.
-    pub fn finish(&mut self, end: Time, store: &PacketStore) {
-        let mut still = Vec::with_capacity(self.on_line as usize);
-        self.for_each_on_line(store, |p| still.push((p.wire, p.lost)));
-        for (wire, lost) in still {
-            self.count_out(wire, lost, -1);
-        }
+    /// Close the books at the end of the run: bring integrals to `end` and remove the part of
+    /// the busy time that lies after `end`.
+    pub fn finish(&mut self, end: Time) {
         self.advance(end);
         let tx_of = self.tx_of();
         for (start, size) in self.waiting.packets(tx_of) {
@@ -882,11 +845,9 @@ mod tests {
     #[test]
     fn an_idle_fifo_hop_reads_three_cache_lines() {
         use std::mem::offset_of;
-        // Line 1: the queue's timing; line 2: the delay line and serialisation cache, all
-        // that an arrival reads.
+        // Line 1: the queue's timing; line 2: the delay line and serialisation cache.
         assert!(offset_of!(Link, waiting) + std::mem::size_of::<Backlog>() <= 64);
-        assert!(offset_of!(Link, head) >= ARRIVAL_LINE && offset_of!(Link, to) + 4 <= 128);
-        assert!(offset_of!(Link, on_line) + 4 <= ARRIVAL_LINE + 64);
+        assert!(offset_of!(Link, head) >= 64 && offset_of!(Link, to) + 4 <= 128);
         // Line 3: the flags, the framing and the five per-packet counters.
         for flag in [
             offset_of!(Link, cells),
@@ -1012,62 +973,19 @@ mod tests {
     #[test]
     fn utilisation_and_mean_queue() {
         // Two packets at t=0: the second waits 1 ms.
-        let (mut l, _, st) = loaded(QueueLimit::Packets(100), 2);
-        l.finish(SECOND, &st);
+        let (mut l, _, _) = loaded(QueueLimit::Packets(100), 2);
+        l.finish(SECOND);
         assert_eq!(l.stats.busy_ns, 2 * MILLISECOND);
         assert_eq!(l.stats.queue_area, MILLISECOND as u128);
         assert_eq!(l.stats.queue_max, 1);
-    }
-
-    /// A packet counts as out (or, lost on the wire, as dropped) once it has reached the far
-    /// end: those still on the line when the run ends count as neither, though the link
-    /// counts them as they go onto the line.
-    #[test]
-    fn only_packets_that_arrived_by_the_end_count_as_out_or_lost() {
-        let loss = DropCause::LossModel.index();
-        for (end, out, bytes, lost) in [
-            (10 * MILLISECOND, 0, 0, 0),
-            (11 * MILLISECOND, 1, 1000, 0),
-            (12 * MILLISECOND, 1, 1000, 1),
-            (25 * MILLISECOND / 2, 2, 2000, 1),
-            (13 * MILLISECOND, 2, 2000, 2),
-        ] {
-            let (mut l, mut ev, mut st) = (
-                link(QueueLimit::Packets(10)),
-                EventQueue::new(),
-                PacketStore::new(),
-            );
-            let mut dropped = vec![];
-            let gone = Packet {
-                lost: Some(DropCause::LossModel),
-                ..pkt(500)
-            };
-            // Arrivals at 11 ms (1000 bytes), 11.5 ms (lost), 12.5 ms and 13 ms (lost).
-            for p in [pkt(1000), gone, pkt(1000), gone] {
-                l.enqueue(0, &p, &mut ev, &mut dropped, &mut st);
-            }
-            assert!(dropped.is_empty());
-            while ev.peek_time().is_some_and(|t| t <= end) {
-                let (t, _) = ev.pop().unwrap();
-                let head = l.take_arrival(t, &st);
-                st.free(head.slot);
-                if let Some(x) = l.next_arrival() {
-                    ev.push(x.arrive, Event::LinkArrival(0, x.slot, x.hop));
-                }
-            }
-            l.finish(end, &st);
-            let s = &l.stats;
-            let counted = (s.packets_out, s.bytes_out, s.drops[loss]);
-            assert_eq!(counted, (out, bytes, lost), "at {end} ns");
-        }
     }
 
     #[test]
     fn queue_integrals_stop_at_the_end_of_the_run() {
         // Three 1000-byte packets at t=0 (1 ms each): the second waits 0–1 ms, the third
         // 0–2 ms, cut at the end, 1.5 ms: 2.5 ms of one packet waiting in all.
-        let (mut l, _, st) = loaded(QueueLimit::Packets(100), 3);
-        l.finish(3 * MILLISECOND / 2, &st);
+        let (mut l, _, _) = loaded(QueueLimit::Packets(100), 3);
+        l.finish(3 * MILLISECOND / 2);
         assert_eq!(l.stats.queue_area, (5 * MILLISECOND / 2) as u128);
         assert_eq!(
             l.stats.queue_byte_area,
