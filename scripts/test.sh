@@ -19,6 +19,6 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 echo "== cargo test (release: the statistical tests simulate many packets)"
 cargo test --workspace --release --quiet
 echo "== ruff"
-"$VPY" -m ruff check python tests
+"$VPY" -m ruff check python tests scripts
 echo "== pytest (one worker per core: pytest-xdist)"
 "$VPY" -m pytest -q -n auto --dist worksteal tests

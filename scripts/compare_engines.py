@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Time two (or more) builds of the engine benchmark against each other on a noisy machine.
+
+Every performance claim in README's Benchmarks section was measured this way: the builds run
+one after the other, alternating, pinned to one core, and every ``run X s`` line the engine
+benchmark prints counts as one sample. The minimum is the steadiest statistic on shared
+machines (noise only adds time); the first quartile and the median show whether the minimum
+was luck. Ratios are against the first build.
+
+Build each binary from its commit first, for example::
+
+    git switch --detach OLD && cargo bench -p transim-core --bench engine --no-run
+    cp target/release/deps/engine-<hash> /tmp/engine.old     # the path cargo printed
+    git switch main && cargo bench -p transim-core --bench engine --no-run
+    cp target/release/deps/engine-<hash> /tmp/engine.new
+
+then::
+
+    python3 scripts/compare_engines.py --rounds 8 /tmp/engine.old /tmp/engine.new -- b5 0.002
+    python3 scripts/compare_engines.py --rounds 4 /tmp/engine.old /tmp/engine.new \\
+        -- stages $(printf 'b1 %.0s' $(seq 30))
+
+(Give B1 thirty times per process: one B1 run is a few milliseconds.) Instruction counts,
+which do not vary at all, come from ``valgrind --tool=callgrind
+--toggle-collect='*run_streamed*' BINARY stages b1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+RUN_TIME = re.compile(r"\brun (\d+(?:\.\d+)?) s\b")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One build's samples, summarised."""
+
+    name: str
+    n: int
+    minimum: float
+    q1: float
+    median: float
+
+
+def run_times(output: str) -> list[float]:
+    """Every ``run X s`` the engine benchmark printed, in seconds."""
+    return [float(m.group(1)) for m in RUN_TIME.finditer(output)]
+
+
+def summarise(name: str, samples: list[float]) -> Summary:
+    """Minimum, first quartile (the sample a quarter of the way up) and median."""
+    if not samples:
+        raise ValueError(f"{name}: no 'run X s' line in its output")
+    s = sorted(samples)
+    return Summary(name, len(s), s[0], s[len(s) // 4], statistics.median(s))
+
+
+def table(summaries: list[Summary]) -> str:
+    """The summaries with their ratios to the first one."""
+    base = summaries[0]
+    width = max(len(s.name) for s in summaries)
+    lines = []
+    for s in summaries:
+        lines.append(
+            f"{s.name:<{width}}  n={s.n:<4} min {s.minimum:.6f}  q1 {s.q1:.6f}  "
+            f"median {s.median:.6f}   ratio min {s.minimum / base.minimum:.3f}  "
+            f"q1 {s.q1 / base.q1:.3f}  median {s.median / base.median:.3f}"
+        )
+    return "\n".join(lines)
+
+
+def run_once(binary: Path, args: list[str], core: int | None) -> str:
+    """One run of `binary` with `args`, pinned to `core` when taskset exists."""
+    cmd = [str(binary), *args]
+    if core is not None and shutil.which("taskset"):
+        cmd = ["taskset", "-c", str(core), *cmd]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{binary} exited with {done.returncode}: {done.stderr.strip()[-500:]}")
+    return done.stdout + done.stderr
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Alternate engine benchmark builds and compare their run times.",
+        epilog="Arguments after -- go to every binary (e.g. -- b5 0.002).",
+    )
+    parser.add_argument("binaries", nargs="+", type=Path, help="two or more benchmark builds")
+    parser.add_argument("--rounds", type=int, default=6, help="runs of each build (default 6)")
+    parser.add_argument(
+        "--core", type=int, default=1, help="CPU to pin the runs to (default 1; -1: none)"
+    )
+    if argv is None:
+        argv = sys.argv[1:]
+    bench_args: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, bench_args = argv[:cut], argv[cut + 1 :]
+    opts = parser.parse_args(argv)
+    if len(opts.binaries) < 2:
+        parser.error(f"binaries: got {len(opts.binaries)}, need at least two to compare")
+    if opts.rounds < 1:
+        parser.error(f"--rounds: got {opts.rounds}, need at least 1")
+    for b in opts.binaries:
+        if not b.is_file():
+            parser.error(f"binaries: {b} is not a file")
+    if not bench_args:
+        parser.error("no benchmark arguments after -- (for example: -- b5 0.002)")
+    core = None if opts.core < 0 else opts.core
+    names = [str(b) for b in opts.binaries]
+    # The same build given twice (an A/A test of the noise) keeps two sets of samples.
+    names = [n if names.count(n) == 1 else f"{n}#{i + 1}" for i, n in enumerate(names)]
+    samples: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(opts.rounds):
+        print(f"round {r + 1}/{opts.rounds}", file=sys.stderr, flush=True)
+        for b, n in zip(opts.binaries, names, strict=True):
+            try:
+                samples[n] += run_times(run_once(b, bench_args, core))
+            except RuntimeError as e:
+                print(f"compare_engines: {e}", file=sys.stderr)
+                return 1
+    try:
+        print(table([summarise(n, samples[n]) for n in names]))
+    except ValueError as e:
+        print(f"compare_engines: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

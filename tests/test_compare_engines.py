@@ -1,0 +1,130 @@
+"""scripts/compare_engines.py: the statistics it reports, end to end with stand-in builds."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "compare_engines.py"
+
+
+def load() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("compare_engines", SCRIPT)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["compare_engines"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def fake_build(tmp: Path, name: str, times: list[float]) -> Path:
+    """A stand-in benchmark build that prints the engine's line for each of `times`, one
+    per invocation in turn (a counter file remembers where it is)."""
+    exe = tmp / name
+    counter = tmp / f"{name}.n"
+    exe.write_text(
+        "#!/bin/sh\n"
+        f'n=$(cat "{counter}" 2>/dev/null || echo 0)\n'
+        f'echo $((n + 1)) > "{counter}"\n'
+        f"t=$(printf '%s\\n' {' '.join(str(t) for t in times)} | sed -n \"$((n + 1))p\")\n"
+        'echo "B5 fat tree k=16: build 0.030 s, run $t s, 17 packet-hops ($@)"\n'
+    )
+    exe.chmod(0o755)
+    return exe
+
+
+def test_run_times_reads_every_run_line() -> None:
+    m = load()
+    out = "b1: parse 0.1 s, build 0.2 s, run 0.004297 s (246 ns/packet)\nb1: run 0.0041 s\n"
+    assert m.run_times(out) == [0.004297, 0.0041]
+    assert m.run_times("B4 1 flows: parse 0.000 s, build 0.000 s, results 0.1 s") == []
+
+
+def test_summary_is_minimum_quartile_and_median() -> None:
+    m = load()
+    s = m.summarise("x", [5.0, 1.0, 4.0, 2.0, 3.0, 9.0, 7.0, 8.0])
+    # Sorted: 1 2 3 4 5 7 8 9: minimum 1, the sample a quarter up (index 2) 3, median 4.5.
+    assert (s.n, s.minimum, s.q1, s.median) == (8, 1.0, 3.0, 4.5)
+    with pytest.raises(ValueError, match="no 'run X s' line"):
+        m.summarise("x", [])
+
+
+def test_two_builds_alternate_and_compare(tmp_path: Path) -> None:
+    old = fake_build(tmp_path, "old", [2.0, 2.4, 2.2])
+    new = fake_build(tmp_path, "new", [1.9, 1.5, 2.5])
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--rounds",
+            "3",
+            "--core",
+            "-1",
+            str(old),
+            str(new),
+            "--",
+            "b5",
+            "0.002",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.strip().splitlines()
+    assert len(rows) == 2 and rows[0].startswith(str(old)) and rows[1].startswith(str(new))
+    # old: min 2.0, median 2.2; new: min 1.5, median 1.9 -> ratios 0.750 and 0.864.
+    assert "min 2.000000" in rows[0] and "median 2.200000" in rows[0]
+    assert "ratio min 0.750" in rows[1] and "median 0.864" in rows[1]
+    assert "round 3/3" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rounds", "2", "A"], "need at least two"),
+        (["--rounds", "0", "A", "B"], "--rounds: got 0"),
+        (["A", "B"], "no benchmark arguments after --"),
+    ],
+)
+def test_bad_input_names_the_field(tmp_path: Path, args: list[str], message: str) -> None:
+    for name in ("A", "B"):
+        (tmp_path / name).write_text("#!/bin/sh\n")
+    argv = [str(tmp_path / a) if a in ("A", "B") else a for a in args]
+    if message != "no benchmark arguments after --":
+        argv += ["--", "b1"]
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), *argv], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
+def test_a_build_without_run_lines_is_an_error(tmp_path: Path) -> None:
+    quiet = tmp_path / "quiet"
+    quiet.write_text("#!/bin/sh\necho nothing to see\n")
+    quiet.chmod(0o755)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--rounds",
+            "1",
+            "--core",
+            "-1",
+            str(quiet),
+            str(quiet),
+            "--",
+            "b1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "no 'run X s' line" in done.stderr
