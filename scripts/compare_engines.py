@@ -82,7 +82,10 @@ def run_once(binary: Path, args: list[str], core: int | None) -> str:
     cmd = [str(binary), *args]
     if core is not None and shutil.which("taskset"):
         cmd = ["taskset", "-c", str(core), *cmd]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as e:
+        raise RuntimeError(f"{binary} could not run: {e.strerror}") from e
     if done.returncode != 0:
         raise RuntimeError(f"{binary} exited with {done.returncode}: {done.stderr.strip()[-500:]}")
     return done.stdout + done.stderr

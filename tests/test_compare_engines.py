@@ -87,17 +87,16 @@ def test_two_builds_alternate_and_compare(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--rounds", "2", "A"], "need at least two"),
-        (["--rounds", "0", "A", "B"], "--rounds: got 0"),
+        (["--rounds", "2", "A", "--", "b1"], "binaries: got 1, need at least two"),
+        (["--rounds", "0", "A", "B", "--", "b1"], "--rounds: got 0"),
+        (["A", "missing", "--", "b1"], "missing is not a file"),
         (["A", "B"], "no benchmark arguments after --"),
     ],
 )
 def test_bad_input_names_the_field(tmp_path: Path, args: list[str], message: str) -> None:
     for name in ("A", "B"):
         (tmp_path / name).write_text("#!/bin/sh\n")
-    argv = [str(tmp_path / a) if a in ("A", "B") else a for a in args]
-    if message != "no benchmark arguments after --":
-        argv += ["--", "b1"]
+    argv = [str(tmp_path / a) if a in ("A", "B", "missing") else a for a in args]
     done = subprocess.run(
         [sys.executable, str(SCRIPT), *argv], capture_output=True, text=True, check=False
     )
@@ -128,3 +127,28 @@ def test_a_build_without_run_lines_is_an_error(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert "no 'run X s' line" in done.stderr
+
+
+def test_a_build_that_cannot_run_is_an_error(tmp_path: Path) -> None:
+    unrunnable = tmp_path / "plain"
+    unrunnable.write_text("not a program\n")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--rounds",
+            "1",
+            "--core",
+            "-1",
+            str(unrunnable),
+            str(unrunnable),
+            "--",
+            "b1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "could not run: Permission denied" in done.stderr
+    assert "Traceback" not in done.stderr
