@@ -13,6 +13,13 @@ import pytest
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "compare_engines.py"
 
 
+def run_script(*args: str) -> subprocess.CompletedProcess[str]:
+    """The script run as a user runs it, with `args`."""
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=False
+    )
+
+
 def load() -> types.ModuleType:
     spec = importlib.util.spec_from_file_location("compare_engines", SCRIPT)
     assert spec and spec.loader
@@ -57,24 +64,7 @@ def test_summary_is_minimum_quartile_and_median() -> None:
 def test_two_builds_alternate_and_compare(tmp_path: Path) -> None:
     old = fake_build(tmp_path, "old", [2.0, 2.4, 2.2])
     new = fake_build(tmp_path, "new", [1.9, 1.5, 2.5])
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--rounds",
-            "3",
-            "--core",
-            "-1",
-            str(old),
-            str(new),
-            "--",
-            "b5",
-            "0.002",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_script("--rounds", "3", "--core", "-1", str(old), str(new), "--", "b5", "0.002")
     assert done.returncode == 0, done.stderr
     rows = done.stdout.strip().splitlines()
     assert len(rows) == 2 and rows[0].startswith(str(old)) and rows[1].startswith(str(new))
@@ -97,9 +87,7 @@ def test_bad_input_names_the_field(tmp_path: Path, args: list[str], message: str
     for name in ("A", "B"):
         (tmp_path / name).write_text("#!/bin/sh\n")
     argv = [str(tmp_path / a) if a in ("A", "B", "missing") else a for a in args]
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), *argv], capture_output=True, text=True, check=False
-    )
+    done = run_script(*argv)
     assert done.returncode == 2
     assert message in done.stderr
 
@@ -108,23 +96,7 @@ def test_a_build_without_run_lines_is_an_error(tmp_path: Path) -> None:
     quiet = tmp_path / "quiet"
     quiet.write_text("#!/bin/sh\necho nothing to see\n")
     quiet.chmod(0o755)
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--rounds",
-            "1",
-            "--core",
-            "-1",
-            str(quiet),
-            str(quiet),
-            "--",
-            "b1",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_script("--rounds", "1", "--core", "-1", str(quiet), str(quiet), "--", "b1")
     assert done.returncode == 1
     assert "no 'run X s' line" in done.stderr
 
@@ -132,23 +104,7 @@ def test_a_build_without_run_lines_is_an_error(tmp_path: Path) -> None:
 def test_a_build_that_cannot_run_is_an_error(tmp_path: Path) -> None:
     unrunnable = tmp_path / "plain"
     unrunnable.write_text("not a program\n")
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--rounds",
-            "1",
-            "--core",
-            "-1",
-            str(unrunnable),
-            str(unrunnable),
-            "--",
-            "b1",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_script("--rounds", "1", "--core", "-1", str(unrunnable), str(unrunnable), "--", "b1")
     assert done.returncode == 1
     assert "could not run: Permission denied" in done.stderr
     assert "Traceback" not in done.stderr
