@@ -280,11 +280,7 @@ impl Simulation {
         if self.store.hints() {
             self.hints = hints::DeliveryHints::fill(&self.flows, &self.links, &self.routes);
         }
-        while let Some(t) = self.events.peek_time() {
-            if t > self.end {
-                break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+        while let Some((t, ev)) = self.events.pop_until(self.end) {
             self.now = t;
             // Fetch what the next event will read while this one runs.
             if self.store.hints() {

@@ -187,8 +187,6 @@ struct Run {
     v: Vec<Entry>,
     /// The next entry; entries before it were taken.
     at: usize,
-    /// Scratch space for sorting.
-    sorted: Vec<Entry>,
 }
 
 impl Run {
@@ -234,42 +232,82 @@ impl Run {
         self.at = 0;
     }
 
-    /// Sort the entries (a slot's, as its list holds them: the last filed first) by key. A
-    /// counting sort on the time within the slot (fewer than 2^`bits` values), which fills
-    /// each time's places from the back, so that entries at the same time come out in the
-    /// reverse of the list's order: ascending sequence, unless the slot was re-filed
-    /// (checked).
-    fn sort(&mut self, bits: u32) {
-        debug_assert_eq!(self.at, 0);
+    /// Fill the run (empty) with a wheel slot's entries in key order: a counting sort on
+    /// the time within the slot (fewer than 2^`bits` values) straight from the slot's list
+    /// (`head`, through `pool` and `links`), which it hands back to the free list. Each
+    /// time's places are filled from the back, so entries at the same time come out in the
+    /// reverse of the list's order, which holds the last filed first: ascending sequence,
+    /// unless the slot was re-filed (checked).
+    #[inline(always)]
+    fn fill_sorted(&mut self, head: u32, bits: u32, q: &mut Pool) {
+        debug_assert!(self.at == 0 && self.v.is_empty());
         let mask = (1u64 << bits) - 1;
         let mut end = [0u32; 1 << RUN_BITS];
-        for e in &self.v {
-            end[(e.key.time() & mask) as usize] += 1;
+        let mut n = 0usize;
+        let mut i = head;
+        while i != NIL {
+            end[(q.entries[i as usize].key.time() & mask) as usize] += 1;
+            n += 1;
+            i = q.next[i as usize];
         }
         let mut sum = 0;
         for a in end.iter_mut().take(mask as usize + 1) {
             sum += *a;
             *a = sum;
         }
-        let n = self.v.len();
-        self.sorted.clear();
-        self.sorted.reserve(n);
-        let out = &mut self.sorted.spare_capacity_mut()[..n];
-        for e in &self.v {
+        self.v.reserve(n);
+        let out = &mut self.v.spare_capacity_mut()[..n];
+        let mut i = head;
+        while i != NIL {
+            let e = q.entries[i as usize];
             let k = &mut end[(e.key.time() & mask) as usize];
             *k -= 1;
-            out[*k as usize].write(*e);
+            out[*k as usize].write(e);
+            i = q.release(i);
         }
         // SAFETY: each time's entries fill the places from the sum of the counts before it
         // up to (not including) the sum through it, each place once, so all of the first n
         // places were written just above.
-        unsafe { self.sorted.set_len(n) };
-        std::mem::swap(&mut self.v, &mut self.sorted);
+        unsafe { self.v.set_len(n) };
         // A list holds same-time entries in descending sequence when they were filed as they
         // were pushed; a re-filing ([`EventQueue::rewidth`]) files them in any order.
         if !self.v.windows(2).all(|w| w[0].key < w[1].key) {
             self.v.sort_unstable_by_key(|e| e.key);
         }
+    }
+}
+
+/// The wheel's entries: every slot's list, and the free list, run through one pool.
+struct Pool {
+    entries: Vec<Entry>,
+    /// Per entry: the next entry of its slot's list, or of the free list.
+    next: Vec<u32>,
+    /// First free entry (or `NIL`).
+    free: u32,
+    /// Entries in slots' lists.
+    in_use: usize,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Pool {
+            entries: Vec::new(),
+            next: Vec::new(),
+            free: NIL,
+            in_use: 0,
+        }
+    }
+}
+
+impl Pool {
+    /// Return entry `i` to the free list; the next entry of its slot's list.
+    #[inline(always)]
+    fn release(&mut self, i: u32) -> u32 {
+        self.in_use -= 1;
+        let next = self.next[i as usize];
+        self.next[i as usize] = self.free;
+        self.free = i;
+        next
     }
 }
 
@@ -285,15 +323,10 @@ pub struct EventQueue {
     /// the heap, when it holds anything, holds the earliest event.
     heap_limit: Time,
     /// Events in the slots from `horizon`'s on, for `SLOTS` slots: slot k's entries form a
-    /// list starting at `wheel[k % SLOTS]` through `pool`/`links` (one shared pool, so a slot
-    /// costs no allocation of its own; freed entries are reused first, while still cached).
+    /// list starting at `wheel[k % SLOTS]` through `pool` (one shared pool, so a slot costs
+    /// no allocation of its own; freed entries are reused first, while still cached).
     wheel: Vec<u32>,
-    pool: Vec<Entry>,
-    /// Per pool entry: the next entry of its slot's list, or of the free list.
-    links: Vec<u32>,
-    /// First free pool entry (or `NIL`).
-    free: u32,
-    in_wheel: usize,
+    pool: Pool,
     /// One bit per wheel slot: set when the slot holds events.
     occupied: Vec<u64>,
     /// Events beyond the wheel.
@@ -324,10 +357,7 @@ impl Default for EventQueue {
             heap: QuadHeap::default(),
             heap_limit: 1 << SLOT_BITS,
             wheel: vec![NIL; SLOTS as usize],
-            pool: Vec::new(),
-            links: Vec::new(),
-            free: NIL,
-            in_wheel: 0,
+            pool: Pool::default(),
             occupied: vec![0; (SLOTS / 64) as usize],
             far: BinaryHeap::new(),
             horizon: 1 << SLOT_BITS,
@@ -482,35 +512,52 @@ impl EventQueue {
 
     /// File an entry the heap does not take: into the run being served, a wheel slot or
     /// the overflow.
+    /// (Only the wheel's case is handled here: the other two call out, so that this common
+    /// one saves few registers.)
     #[inline(never)]
     fn insert_later(&mut self, key: Key, ev: Packed) {
-        let e = Entry { key, ev };
         let t = key.time();
+        let bits = self.slot_bits;
         if t < self.horizon {
             // Only while a run is served is the heap's limit below the horizon.
-            self.run.insert(e);
-            return;
+            return self.insert_into_run(key, ev);
         }
-        let bits = self.slot_bits;
-        if (t >> bits) < (self.horizon >> bits) + SLOTS {
-            let slot = ((t >> bits) % SLOTS) as usize;
-            let i = if self.free != NIL {
-                let i = self.free;
-                self.free = self.links[i as usize];
-                self.pool[i as usize] = e;
-                i
-            } else {
-                self.pool.push(e);
-                self.links.push(NIL);
-                (self.pool.len() - 1) as u32
-            };
-            self.links[i as usize] = self.wheel[slot];
-            self.wheel[slot] = i;
-            self.occupied[slot / 64] |= 1 << (slot % 64);
-            self.in_wheel += 1;
-        } else {
-            self.far.push(Reverse(e));
+        if (t >> bits) >= (self.horizon >> bits) + SLOTS {
+            return self.insert_far(key, ev);
         }
+        let slot = ((t >> bits) % SLOTS) as usize;
+        let i = self.pool.free;
+        if i == NIL {
+            return self.insert_new_entry(key, ev, slot);
+        }
+        self.pool.free = self.pool.next[i as usize];
+        self.pool.entries[i as usize].set(key, ev);
+        self.pool.next[i as usize] = self.wheel[slot];
+        self.wheel[slot] = i;
+        self.occupied[slot / 64] |= 1 << (slot % 64);
+        self.pool.in_use += 1;
+    }
+
+    /// [`EventQueue::insert_later`] into the run being served.
+    #[inline(never)]
+    fn insert_into_run(&mut self, key: Key, ev: Packed) {
+        self.run.insert(Entry { key, ev });
+    }
+
+    /// [`EventQueue::insert_later`] beyond the wheel.
+    #[inline(never)]
+    fn insert_far(&mut self, key: Key, ev: Packed) {
+        self.far.push(Reverse(Entry { key, ev }));
+    }
+
+    /// [`EventQueue::insert_later`] into wheel slot `slot` when no pool entry is free.
+    #[inline(never)]
+    fn insert_new_entry(&mut self, key: Key, ev: Packed, slot: usize) {
+        self.pool.entries.push(Entry { key, ev });
+        self.pool.next.push(self.wheel[slot]);
+        self.wheel[slot] = (self.pool.entries.len() - 1) as u32;
+        self.occupied[slot / 64] |= 1 << (slot % 64);
+        self.pool.in_use += 1;
     }
 
     /// Move the next slot holding events out of the wheel (a narrow one sorted into the
@@ -520,14 +567,14 @@ impl EventQueue {
     fn refill(&mut self) {
         let bits = self.slot_bits;
         while self.heap.is_empty() && self.run.is_empty() {
-            if self.in_wheel == 0 && self.far.is_empty() {
+            if self.pool.in_use == 0 && self.far.is_empty() {
                 return;
             }
             self.refills += 1;
             // Jump over empty slots to the next one holding events (the wheel's come before
             // any in the overflow).
             let cur = self.horizon >> bits;
-            let target = if self.in_wheel > 0 {
+            let target = if self.pool.in_use > 0 {
                 cur + self.empty_slots_from(cur)
             } else {
                 let Reverse(e) = self.far.peek().expect("non-empty");
@@ -539,19 +586,15 @@ impl EventQueue {
             self.horizon = (target + 1) << bits;
             self.heap_limit = self.horizon;
             if bits <= RUN_BITS {
-                while i != NIL {
-                    self.run.v.push(self.pool[i as usize]);
-                    i = self.release(i);
-                }
-                self.run.sort(bits);
+                self.run.fill_sorted(i, bits, &mut self.pool);
                 self.heap_limit = self.run.first().map_or(self.horizon, |e| e.key.time());
             } else {
                 while i != NIL {
                     // Keys are unique, so the order the slot's entries enter the heap in
                     // does not matter.
-                    let e = self.pool[i as usize];
+                    let e = self.pool.entries[i as usize];
                     self.heap.push(e.key, e.ev);
-                    i = self.release(i);
+                    i = self.pool.release(i);
                 }
             }
             // The wheel now reaches one slot further: take what the overflow has there (all
@@ -565,16 +608,6 @@ impl EventQueue {
                 self.insert(e.key, e.ev);
             }
         }
-    }
-
-    /// Return wheel entry `i` to the free list; the next entry of its slot's list.
-    #[inline(always)]
-    fn release(&mut self, i: u32) -> u32 {
-        self.in_wheel -= 1;
-        let next = self.links[i as usize];
-        self.links[i as usize] = self.free;
-        self.free = i;
-        next
     }
 
     /// Empty slots from absolute slot `cur` on before one that holds events (the wheel is
@@ -629,7 +662,7 @@ impl EventQueue {
             // Slots so narrow that the wheel no longer reaches most pending events (the
             // timers) would send them all through the overflow, a binary heap (with 100,000
             // flows, B4 1.12x slower): go back, and never narrow that far again.
-            if bits < before && self.far.len() > self.in_wheel + self.near() {
+            if bits < before && self.far.len() > self.pool.in_use + self.near() {
                 self.floor_bits = before;
                 self.rewidth(before);
             }
@@ -645,15 +678,15 @@ impl EventQueue {
         for head in self.wheel.iter_mut() {
             let mut i = std::mem::replace(head, NIL);
             while i != NIL {
-                all.push(self.pool[i as usize]);
-                i = self.links[i as usize];
+                all.push(self.pool.entries[i as usize]);
+                i = self.pool.next[i as usize];
             }
         }
         all.extend(self.far.drain().map(|Reverse(e)| e));
-        self.pool.clear();
-        self.links.clear();
-        self.free = NIL;
-        self.in_wheel = 0;
+        self.pool.entries.clear();
+        self.pool.next.clear();
+        self.pool.free = NIL;
+        self.pool.in_use = 0;
         self.occupied.iter_mut().for_each(|w| *w = 0);
         self.slot_bits = bits;
         let first = all.iter().map(|e| e.key).min().map_or(0, Key::time);
@@ -679,6 +712,25 @@ impl EventQueue {
             return self.pop_run();
         }
         self.pop_heap()
+    }
+
+    /// Remove and return the earliest event if it is due at or before `end`; otherwise leave
+    /// it pending. One look at the front instead of a [`EventQueue::peek_time`] and then a
+    /// [`EventQueue::pop`], which would each find the front again.
+    #[inline]
+    pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
+        if self.heap.is_empty() && self.run.is_empty() {
+            self.refill();
+        }
+        // The heap, when it holds anything, holds the earliest event.
+        match self.heap.peek() {
+            Some(e) if e.key.time() <= end => self.pop_heap(),
+            Some(_) => None,
+            None => match self.run.first() {
+                Some(e) if e.key.time() <= end => self.pop_run(),
+                _ => None,
+            },
+        }
     }
 
     /// [`EventQueue::pop`] of the heap's first entry.
@@ -749,7 +801,7 @@ impl EventQueue {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.near() + self.in_wheel + self.far.len()
+        self.near() + self.pool.in_use + self.far.len()
     }
 
     /// True when nothing is pending.
@@ -945,10 +997,10 @@ mod tests {
                 q.adapt();
                 widths.push(q.slot_bits());
                 assert!(
-                    q.far.len() <= q.in_wheel + q.near(),
+                    q.far.len() <= q.pool.in_use + q.near(),
                     "overflow {} beyond wheel {} and heap {} at {} bits",
                     q.far.len(),
-                    q.in_wheel,
+                    q.pool.in_use,
                     q.near(),
                     q.slot_bits()
                 );
@@ -1010,6 +1062,61 @@ mod tests {
             }
         }
         assert!(from_runs > 50_000, "runs served only {from_runs} pops");
+    }
+
+    #[test]
+    fn pop_until_takes_only_events_due_by_the_end() {
+        // Random ends around the next event's time, at wide and narrow slot widths: an event
+        // comes out exactly when it is due by the end, and one left pending comes out later.
+        let mut q = EventQueue::new();
+        let mut reference = BinaryHeap::new();
+        let mut rnd = xorshift(11);
+        let (mut now, mut seq, mut taken, mut refused) = (0u64, 0u32, 0u32, 0u32);
+        for step in 0..60_000u64 {
+            while q.len() < 500 {
+                let t = now + rnd() % 20_000;
+                q.push(
+                    t,
+                    Event::Timer {
+                        flow: seq,
+                        timer: 1,
+                    },
+                );
+                reference.push(Reverse((t, seq)));
+                seq += 1;
+            }
+            let Reverse((next, flow)) = *reference.peek().expect("pending");
+            let end = (next + rnd() % 5).saturating_sub(2);
+            match q.pop_until(end) {
+                Some((t, ev)) => {
+                    assert!(next <= end, "step {step}: {next} popped before {end}");
+                    assert_eq!(
+                        (t, ev),
+                        (next, Event::Timer { flow, timer: 1 }),
+                        "step {step}"
+                    );
+                    reference.pop();
+                    now = t;
+                    taken += 1;
+                }
+                None => {
+                    assert!(
+                        next > end,
+                        "step {step}: {next} due by {end} but not popped"
+                    );
+                    refused += 1;
+                }
+            }
+            if step % 10_000 == 5_000 {
+                q.rewidth([RUN_BITS - 2, 14, RUN_BITS, 3][(step / 10_000 % 4) as usize]);
+            }
+        }
+        assert!(
+            taken > 20_000 && refused > 10_000,
+            "{taken} taken, {refused} refused"
+        );
+        let mut empty = EventQueue::new();
+        assert_eq!(empty.pop_until(Time::MAX), None);
     }
 
     #[test]
