@@ -282,7 +282,7 @@ impl Simulation {
         }
         while let Some((t, ev)) = self.events.pop_until(self.end) {
             self.now = t;
-            // Fetch what the next event will read while this one runs.
+            // Fetch what an event soon to come will read while this one runs.
             if self.store.hints() {
                 self.hint_next();
             }
@@ -328,12 +328,13 @@ impl Simulation {
         self.check_conservation().map_err(crate::Error::Engine)
     }
 
-    /// Fetch what the next event will most likely read: the packet it hands over, and the
+    /// Fetch what an event soon to come ([`EventQueue::peek_ahead`]: the next, or in a busy
+    /// network the one after) will most likely read: the packet it hands over, and the
     /// three cache lines of its link and of the link it goes on to that a hop reads (with
     /// many links they are usually out of the cache by now).
     #[inline(always)]
     fn hint_next(&mut self) {
-        if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_next() {
+        if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_ahead() {
             self.store.prefetch(slot);
             if let Some(link) = self.links.get(l as usize) {
                 crate::sim::prefetch::prefetch(link, hints::LINK_LINES);
@@ -349,7 +350,14 @@ impl Simulation {
     #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::LinkArrival(l, _, _) => {
+            Event::LinkArrival(l, _, hop) => {
+                if self.store.hints() {
+                    // The link onward was fetched one event ago; the slot its line's last
+                    // packet rests in, which the hand-over writes, was not.
+                    if let Some(tail) = self.links.get(hop as usize).and_then(Link::line_tail) {
+                        self.store.prefetch(tail);
+                    }
+                }
                 // A train of packets (a frame's cells, a window's segments) on one link: while
                 // the next arrival is strictly earlier than every pending event, the heap
                 // would hand it back next anyway, so handle it here without a push and a pop.

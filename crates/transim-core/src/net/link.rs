@@ -716,6 +716,13 @@ impl Link {
         self.sched.as_ref().is_some_and(|s| s.is_aqm())
     }
 
+    /// The store slot of the last packet on the line, if any: putting another packet on
+    /// the line writes into it (the chain of the delay line).
+    #[inline(always)]
+    pub fn line_tail(&self) -> Option<u32> {
+        (self.on_line > 0).then_some(self.tail)
+    }
+
     /// The head packet reaches the far end at `now`; schedules the next head. The caller
     /// discards the packet if it is marked lost.
     #[inline]
@@ -873,6 +880,28 @@ mod tests {
         l.pop_arrival(t, &mut ev, &mut st);
         let (t2, _) = ev.pop().unwrap();
         assert_eq!(t2, 12 * MILLISECOND);
+    }
+
+    /// The line's tail (which the next packet put on the line writes into) is the slot of
+    /// the last packet enqueued while any is on the line, and none once all have arrived.
+    #[test]
+    fn the_line_tail_is_the_last_packet_enqueued() {
+        let mut l = link(QueueLimit::Packets(10));
+        let (mut ev, mut st, mut dropped) = (EventQueue::new(), PacketStore::new(), vec![]);
+        assert_eq!(l.line_tail(), None);
+        let mut slots = vec![];
+        for uid in 1..=3 {
+            let p = Packet { uid, ..pkt(1000) };
+            l.enqueue(0, &p, &mut ev, &mut dropped, &mut st);
+            let tail = l.line_tail().expect("a packet on the line");
+            assert_eq!(st.get(tail).uid, uid);
+            slots.push(tail);
+        }
+        while let Some((t, _)) = ev.pop() {
+            assert_eq!(l.line_tail(), Some(slots[2]));
+            l.pop_arrival(t, &mut ev, &mut st);
+        }
+        assert_eq!(l.line_tail(), None);
     }
 
     /// The delay line is chained through the store's slots: a packet handed on to a second

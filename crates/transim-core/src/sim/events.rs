@@ -770,11 +770,19 @@ impl EventQueue {
         self.heap.len() + self.run.len()
     }
 
-    /// The event that would be handed out next, if the heap or the run holds it (no
-    /// refill from the wheel: for hints only).
+    /// The event whose state the engine should fetch ahead (no refill from the wheel: for
+    /// hints only). With the heap empty and a run being served (narrow slots: a busy network,
+    /// whose state is out of the cache), the event *after* next: its data then has two
+    /// events' work to arrive in, and the next event's was asked for one event ago.
+    /// Otherwise the next event, if the heap or the run holds it.
     #[inline(always)]
-    pub fn peek_next(&self) -> Option<Event> {
-        self.first_near().map(|e| e.ev.unpack())
+    pub fn peek_ahead(&self) -> Option<Event> {
+        let e = if self.heap.is_empty() {
+            self.run.v.get(self.run.at + 1).or(self.run.first())
+        } else {
+            self.heap.peek()
+        };
+        e.map(|e| e.ev.unpack())
     }
 
     /// The earliest entry before the horizon: the heap's first, or else the run's next.
@@ -1049,6 +1057,13 @@ mod tests {
                 push(&mut q, &mut reference, &mut seq, now + rnd() % 3);
             }
             from_runs += !q.run.is_empty() as u32;
+            if q.heap.is_empty() && q.run.len() >= 2 {
+                // The hints' look ahead: the event after next.
+                let mut two = reference.clone();
+                two.pop();
+                let Reverse((_, after)) = two.pop().expect("two pending");
+                assert_eq!(q.peek_ahead(), Some(Event::FlowStart(after)), "step {step}");
+            }
             let (t, ev) = q.pop().expect("pending");
             let Reverse(expect) = reference.pop().expect("pending");
             assert_eq!(
