@@ -20,7 +20,11 @@ then::
     python3 scripts/compare_engines.py --rounds 4 /tmp/engine.old /tmp/engine.new \\
         -- stages $(printf 'b1 %.0s' $(seq 30))
 
-(Give B1 thirty times per process: one B1 run is a few milliseconds.) Instruction counts,
+(Give B1 thirty times per process: one B1 run is a few milliseconds.) Each build is first
+dropped from the page cache, so that the loader reads every build's code back the same way:
+on this project's VMs a byte-identical copy of one build, left in the pages ``cp`` wrote,
+ran 4-7 % slower than the original until the caches were dropped. Give one build twice to
+see the noise of the moment (an A/A run). Instruction counts,
 which do not vary at all, come from ``valgrind --tool=callgrind
 --toggle-collect='*run_streamed*' BINARY stages b1``.
 """
@@ -28,6 +32,7 @@ which do not vary at all, come from ``valgrind --tool=callgrind
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import statistics
@@ -77,6 +82,20 @@ def table(summaries: list[Summary]) -> str:
     return "\n".join(lines)
 
 
+def evict_from_page_cache(path: Path) -> bool:
+    """Write back and drop `path`'s pages from the page cache (Linux); False where the
+    platform cannot."""
+    if not hasattr(os, "posix_fadvise"):
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    return True
+
+
 def run_once(binary: Path, args: list[str], core: int | None) -> str:
     """One run of `binary` with `args`, pinned to `core` when taskset exists."""
     cmd = [str(binary), *args]
@@ -122,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     # The same build given twice (an A/A test of the noise) keeps two sets of samples.
     names = [n if names.count(n) == 1 else f"{n}#{i + 1}" for i, n in enumerate(names)]
     samples: dict[str, list[float]] = {n: [] for n in names}
+    for b in set(opts.binaries):
+        evict_from_page_cache(b)
     for r in range(opts.rounds):
         print(f"round {r + 1}/{opts.rounds}", file=sys.stderr, flush=True)
         for b, n in zip(opts.binaries, names, strict=True):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import types
@@ -108,3 +109,59 @@ def test_a_build_that_cannot_run_is_an_error(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "could not run: Permission denied" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def resident_pages(path: Path) -> int:
+    """How many of `path`'s pages are in the page cache: mincore(2) on a mapping of it."""
+    import ctypes
+    import mmap
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
+    libc.mmap.argtypes += [ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    size = path.stat().st_size
+    pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        if addr in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "mmap")
+        try:
+            vec = (ctypes.c_ubyte * pages)()
+            if libc.mincore(addr, size, vec) != 0:
+                raise OSError(ctypes.get_errno(), "mincore")
+            return sum(b & 1 for b in vec)
+        finally:
+            libc.munmap(addr, size)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="page cache calls are Linux's")
+def test_builds_are_dropped_from_the_page_cache(tmp_path: Path) -> None:
+    # A freshly written file sits in the page cache; after the eviction none of it does.
+    # (A tmpfs file lives in the page cache: then write beside the tests, on disk.)
+    where = tmp_path if filesystem_of(tmp_path) != "tmpfs" else SCRIPT.parent.parent
+    f = where / f"page-cache-test-{os.getpid()}.bin"
+    try:
+        f.write_bytes(bytes(range(256)) * 4096)  # 1 MiB
+        f.read_bytes()
+        assert resident_pages(f) > 0
+        assert load().evict_from_page_cache(f)
+        assert resident_pages(f) == 0
+    finally:
+        f.unlink(missing_ok=True)
+
+
+def filesystem_of(path: Path) -> str:
+    """The type of the filesystem `path` is on (the longest mount point above it)."""
+    best, kind = "", ""
+    for line in Path("/proc/mounts").read_text().splitlines():
+        fields = line.split()
+        mount = fields[1]
+        if str(path.resolve()).startswith(mount.rstrip("/") + "/") and len(mount) > len(best):
+            best, kind = mount, fields[2]
+    return kind
