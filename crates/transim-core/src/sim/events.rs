@@ -234,10 +234,10 @@ impl Run {
 
     /// Fill the run (empty) with a wheel slot's entries in key order: a counting sort on
     /// the time within the slot (fewer than 2^`bits` values) straight from the slot's list
-    /// (`head`, through `pool` and `links`), which it hands back to the free list. Each
-    /// time's places are filled from the back, so entries at the same time come out in the
-    /// reverse of the list's order, which holds the last filed first: ascending sequence,
-    /// unless the slot was re-filed (checked).
+    /// (from `head`, through the pool `q`), whose entries it hands back to the free list.
+    /// Each time's places are filled from the back, so entries at the same time come out in
+    /// the reverse of the list's order, which holds the last filed first: ascending
+    /// sequence, unless the slot was re-filed (checked).
     #[inline(always)]
     fn fill_sorted(&mut self, head: u32, bits: u32, q: &mut Pool) {
         debug_assert!(self.at == 0 && self.v.is_empty());
