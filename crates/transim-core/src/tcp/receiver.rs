@@ -9,7 +9,6 @@ use crate::net::header::tcp::flags;
 use crate::net::{Header, Packet, SackBlocks, TcpHeader};
 use crate::sim::timer::Timer;
 use crate::sim::Time;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Receiver counters.
@@ -115,9 +114,12 @@ pub struct TcpReceiver {
     /// Out-of-order byte ranges [start, end), sorted and disjoint, each with the time (as a
     /// counter) it last grew, which orders the SACK blocks.
     pub ooo: Vec<OooBlock>,
-    /// The blocks' `touched` counters with their starts, so the most recent blocks are found
-    /// without sorting every block on every ACK.
-    recent: BTreeMap<u64, u64>,
+    /// The blocks' `touched` counters with their starts, in increasing `touched` order (a
+    /// block touched gets the next counter, so it goes at the end), so the most recent
+    /// blocks are found without sorting every block on every ACK. A vector rather than a
+    /// map: a receiver holds a few blocks, and a map allocated and freed a node with every
+    /// loss episode (343,660 removals in benchmark B4 at 10,000 flows).
+    recent: Vec<(u64, u64)>,
     touch: u64,
     own_seq: u64,
     unacked_segments: u32,
@@ -156,7 +158,7 @@ impl TcpReceiver {
             peer,
             rcv_nxt: 0,
             ooo: Vec::new(),
-            recent: BTreeMap::new(),
+            recent: Vec::new(),
             touch: 0,
             own_seq: 0,
             unacked_segments: 0,
@@ -331,7 +333,7 @@ impl TcpReceiver {
                     break;
                 }
                 self.rcv_nxt = self.rcv_nxt.max(b.end);
-                self.recent.remove(&b.touched);
+                Self::forget(&mut self.recent, b.touched);
                 self.ooo.remove(0);
                 filled = true;
             }
@@ -379,7 +381,7 @@ impl TcpReceiver {
         let (mut s, mut e, mut j) = (start, end, i);
         let mut covered = false;
         while j < self.ooo.len() && self.ooo[j].start <= e {
-            self.recent.remove(&self.ooo[j].touched);
+            Self::forget(&mut self.recent, self.ooo[j].touched);
             covered |= self.ooo[j].start <= start && self.ooo[j].end >= end;
             s = s.min(self.ooo[j].start);
             e = e.max(self.ooo[j].end);
@@ -391,9 +393,16 @@ impl TcpReceiver {
             end: e,
             touched: self.touch,
         };
-        self.recent.insert(self.touch, s);
+        self.recent.push((self.touch, s));
         self.ooo.splice(i..j, std::iter::once(block));
         !covered
+    }
+
+    /// Drop the block touched at `touched` from `recent`.
+    fn forget(recent: &mut Vec<(u64, u64)>, touched: u64) {
+        if let Ok(i) = recent.binary_search_by_key(&touched, |&(t, _)| t) {
+            recent.remove(i);
+        }
     }
 
     /// SACK blocks for the next ACK (RFC 2018): the most recently changed block first, then
@@ -403,7 +412,7 @@ impl TcpReceiver {
         if max == 0 || self.ooo.is_empty() {
             return sb;
         }
-        for (_, &start) in self.recent.iter().rev().take(max.min(4)) {
+        for &(_, start) in self.recent.iter().rev().take(max.min(4)) {
             let b = &self.ooo[self.ooo.partition_point(|b| b.start < start)];
             sb.push(self.rcv_nxt, b.start, b.end);
         }
@@ -490,6 +499,55 @@ pub(crate) mod tests {
 
     /// RFC 2018: the first block holds the segment that triggered the ACK, then the other
     /// blocks most recently changed first; at most three with timestamps.
+    /// Random arrivals (holes filled, blocks grown, merged and delivered): every ACK's SACK
+    /// blocks are the out-of-order blocks most recently changed first, as found by sorting
+    /// all of them on each ACK.
+    #[test]
+    fn sack_blocks_follow_recency_through_merges_and_fills() {
+        let spec = TcpSpec {
+            sack: Some(true),
+            timestamps: Some(true),
+            ..Default::default()
+        };
+        let cfg = resolve(&spec, "tcp").unwrap();
+        let mss = cfg.mss as u64;
+        let mut r = TcpReceiver::new(cfg, 0, 1, 0);
+        let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+        let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
+        r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
+        let mut x = 12345u64;
+        let (mut merges, mut fills) = (0, 0);
+        for _ in 0..4000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mostly ahead of the cumulative ACK, sometimes filling the next hole.
+            let next = (r.rcv_nxt - 1) / mss;
+            let k = if x.is_multiple_of(5) {
+                next
+            } else {
+                next + 1 + x % 40
+            };
+            let blocks = r.ooo.len();
+            r.on_packet(&seg(flags::ACK, 1 + k * mss, mss as u32), &mut ctx);
+            merges += (r.ooo.len() < blocks && k > next) as u32;
+            fills += (k == next && blocks > 0) as u32;
+            let h = ctx.out.last().unwrap().tcp();
+            let mut by_recency = r.ooo.clone();
+            by_recency.sort_by_key(|b| std::cmp::Reverse(b.touched));
+            let expect: Vec<(u64, u64)> = by_recency
+                .iter()
+                .take(3)
+                .map(|b| (b.start, b.end))
+                .collect();
+            assert_eq!(h.sack.to_vec(h.ack), expect, "segment {k}");
+        }
+        assert!(
+            merges > 100 && fills > 100,
+            "{merges} merges, {fills} fills"
+        );
+    }
+
     #[test]
     fn sack_blocks_most_recent_first() {
         let spec = TcpSpec {
