@@ -497,24 +497,34 @@ pub(crate) mod tests {
         assert_eq!(syn_acks, 2);
     }
 
-    /// RFC 2018: the first block holds the segment that triggered the ACK, then the other
-    /// blocks most recently changed first; at most three with timestamps.
-    /// Random arrivals (holes filled, blocks grown, merged and delivered): every ACK's SACK
-    /// blocks are the out-of-order blocks most recently changed first, as found by sorting
-    /// all of them on each ACK.
-    #[test]
-    fn sack_blocks_follow_recency_through_merges_and_fills() {
+    /// A receiver with SACK and timestamps (three SACK blocks an ACK) that has taken the
+    /// SYN (its answer dropped), and its MSS.
+    fn sack_receiver() -> (TcpReceiver, u64) {
         let spec = TcpSpec {
             sack: Some(true),
             timestamps: Some(true),
             ..Default::default()
         };
         let cfg = resolve(&spec, "tcp").unwrap();
+        assert_eq!(cfg.sack_blocks, 3);
         let mss = cfg.mss as u64;
         let mut r = TcpReceiver::new(cfg, 0, 1, 0);
         let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+        r.on_packet(
+            &seg(flags::SYN, 0, 0),
+            &mut Ctx::detached(0, &mut ev, &mut out, &mut uid),
+        );
+        (r, mss)
+    }
+
+    /// Random arrivals (holes filled, blocks grown, merged and delivered): every ACK's SACK
+    /// blocks are the out-of-order blocks most recently changed first, as found by sorting
+    /// all of them on each ACK.
+    #[test]
+    fn sack_blocks_follow_recency_through_merges_and_fills() {
+        let (mut r, mss) = sack_receiver();
+        let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
         let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
-        r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
         let mut x = 12345u64;
         let (mut merges, mut fills) = (0, 0);
         for _ in 0..4000 {
@@ -548,26 +558,22 @@ pub(crate) mod tests {
         );
     }
 
+    /// RFC 2018: the first block holds the segment that triggered the ACK, then the other
+    /// blocks most recently changed first; at most three with timestamps.
     #[test]
     fn sack_blocks_most_recent_first() {
-        let spec = TcpSpec {
-            sack: Some(true),
-            timestamps: Some(true),
-            ..Default::default()
-        };
-        let cfg = resolve(&spec, "tcp").unwrap();
-        assert_eq!(cfg.sack_blocks, 3);
-        let mss = cfg.mss as u64;
-        let mut r = TcpReceiver::new(cfg, 0, 1, 0);
+        let (mut r, mss) = sack_receiver();
         let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
         let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
-        r.on_packet(&seg(flags::SYN, 0, 0), &mut ctx);
         let s = |k: u64| 1 + k * mss; // start of segment k (0-based)
+        r.on_packet(&seg(flags::ACK, s(0), mss as u32), &mut ctx);
+        assert!(ctx.out.is_empty(), "the first in-order segment's ACK waits");
         let mut last = Vec::new();
-        for k in [0, 2, 4, 3, 6, 8, 10] {
+        for k in [2, 4, 3, 6, 8, 10] {
             r.on_packet(&seg(flags::ACK, s(k), mss as u32), &mut ctx);
-            let p = ctx.out.last().unwrap().tcp();
-            last = p.sack.to_vec(p.ack);
+            let p = ctx.out.last().expect("out of order: acknowledged at once");
+            let h = p.tcp();
+            last = h.sack.to_vec(h.ack);
         }
         // Blocks: [2,5) merged when 3 arrived, then 6, 8, 10 each alone; 10 newest.
         assert_eq!(last, vec![(s(10), s(11)), (s(8), s(9)), (s(6), s(7))]);
