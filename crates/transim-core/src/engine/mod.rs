@@ -13,7 +13,7 @@ pub use routes::{Routes, NO_ROUTE};
 
 use crate::net::atm::layer::AtmNet;
 use crate::net::host::Processor;
-use crate::net::store::{deliver_hop, delivered_to, InFlight, HOP_DELIVER, HOP_UNKNOWN};
+use crate::net::store::{deliver_hop, delivered_to, InFlight, Offered, HOP_DELIVER, HOP_UNKNOWN};
 use crate::net::Header;
 use crate::net::{DropCause, Link, Packet, PacketStore};
 use crate::sim::events::{Event, EventQueue};
@@ -335,7 +335,12 @@ impl Simulation {
     #[inline(always)]
     fn hint_next(&mut self) {
         if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_ahead() {
-            self.store.prefetch(slot);
+            if hop < HOP_DELIVER {
+                // Passing through: the hop reads only the slot's second line.
+                self.store.prefetch_hop_line(slot);
+            } else {
+                self.store.prefetch(slot);
+            }
             if let Some(link) = self.links.get(l as usize) {
                 crate::sim::prefetch::prefetch(link, hints::LINK_LINES);
             }
@@ -355,7 +360,7 @@ impl Simulation {
                     // The link onward was fetched one event ago; the slot its line's last
                     // packet rests in, which the hand-over writes, was not.
                     if let Some(tail) = self.links.get(hop as usize).and_then(Link::line_tail) {
-                        self.store.prefetch(tail);
+                        self.store.prefetch_hop_line(tail);
                     }
                 }
                 // A train of packets (a frame's cells, a window's segments) on one link: while
@@ -365,13 +370,20 @@ impl Simulation {
                 loop {
                     let link = &mut self.links[l as usize];
                     let InFlight { slot, hop, .. } = link.take_arrival(self.now, &self.store);
-                    let p = *self.store.get(slot);
-                    let to = link.to;
-                    if let Some(cause) = p.lost {
-                        self.store.free(slot);
-                        self.count_drop(&p, cause, l);
+                    let (to, cells) = (link.to, link.cells);
+                    let q = self.store.get(slot);
+                    if q.lost.is_none() && !cells && q.dst != to {
+                        // Passing through a router (cells travel on cell links only): the
+                        // packet stays in its slot, and only the slot's second line is read.
+                        self.pass_on(to, slot, hop);
                     } else {
-                        self.arrive(to, &p, Some(slot), hop);
+                        let p = *q;
+                        if let Some(cause) = p.lost {
+                            self.store.free(slot);
+                            self.count_drop(&p, cause, l);
+                        } else {
+                            self.arrive(to, &p, Some(slot), hop);
+                        }
                     }
                     let Some(InFlight {
                         arrive: t,
@@ -456,6 +468,35 @@ impl Simulation {
         }
     }
 
+    /// The packet in store slot `slot`, intact and not addressed to `node`, has reached
+    /// `node`: send it on by link direction `hop` if that names one, else by its route.
+    /// What [`Simulation::forward`] does, reading the packet in its slot rather than a copy.
+    #[inline(always)]
+    fn pass_on(&mut self, node: u32, slot: u32, hop: u32) {
+        let q = self.store.get(slot);
+        debug_assert!(
+            !matches!(q.hdr, Header::Cell(_)),
+            "a cell off a packet link"
+        );
+        let l = if hop < HOP_DELIVER {
+            debug_assert_eq!(hop, self.routes.next(node, q.dst, q.flow));
+            hop
+        } else {
+            self.routes.next(node, q.dst, q.flow)
+        };
+        debug_assert_ne!(
+            l, NO_ROUTE,
+            "routes are validated when the scenario is built"
+        );
+        if self.links[l as usize].cells {
+            // The packet enters its VC here: the adapter turns it into cells.
+            let p = self.store.take(slot);
+            self.segment(p);
+            return;
+        }
+        self.offer(l, Offered::Held(slot));
+    }
+
     /// Send `p` on from `node` by its route (`hop`, when the link it came by had looked it
     /// up already; any value from [`HOP_DELIVER`] up, [`HOP_UNKNOWN`] included, names no
     /// link); `held` is the store slot it still rests in when it has just left a link.
@@ -477,32 +518,36 @@ impl Simulation {
             self.segment(*p);
             return;
         }
-        self.enqueue_held(l, p, held);
+        match held {
+            Some(slot) => self.offer(l, Offered::Held(slot)),
+            None => self.offer(l, Offered::Given(p)),
+        }
     }
 
     /// Offer a packet (or cell) to link direction `l`; count what the link drops.
     #[inline(always)]
     fn enqueue_on(&mut self, l: u32, p: &Packet) {
-        self.enqueue_held(l, p, None);
+        self.offer(l, Offered::Given(p));
     }
 
-    /// [`Simulation::enqueue_on`] of a packet still in store slot `held`, if any. The
-    /// route onward from the far end is looked up here rather than on arrival, so that the
+    /// [`Simulation::enqueue_on`] of a packet in hand or still in a store slot. The route
+    /// onward from the far end is looked up here rather than on arrival, so that the
     /// arrival event can name the next link for the prefetch.
     #[inline(always)]
-    fn enqueue_held(&mut self, l: u32, p: &Packet, held: Option<u32>) {
+    fn offer(&mut self, l: u32, p: Offered) {
+        let q = p.get(&self.store);
+        let (dst, flow, from_sender) = (q.dst, q.flow, q.from_sender);
         let link = &mut self.links[l as usize];
         let hop = if link.cells {
             HOP_UNKNOWN
-        } else if link.to == p.dst {
-            deliver_hop(p.flow, p.from_sender)
+        } else if link.to == dst {
+            deliver_hop(flow, from_sender)
         } else {
-            self.routes.next(link.to, p.dst, p.flow)
+            self.routes.next(link.to, dst, flow)
         };
         link.enqueue_held(
             self.now,
             p,
-            held,
             hop,
             &mut self.events,
             &mut self.dropped,

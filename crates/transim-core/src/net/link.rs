@@ -21,7 +21,7 @@ use super::backlog::Backlog;
 use super::loss::{DropCause, LossModel, ScriptedDrops};
 use super::qdisc::{Sched, Scheduler};
 use super::store::HOP_UNKNOWN;
-use super::store::{InFlight, PacketStore};
+use super::store::{InFlight, Offered, PacketStore};
 use super::Header;
 use super::Packet;
 use crate::sim::events::{Event, EventQueue};
@@ -413,37 +413,38 @@ impl Link {
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
     ) {
-        self.enqueue_held(now, p, None, HOP_UNKNOWN, events, dropped, store);
+        self.enqueue_held(now, Offered::Given(p), HOP_UNKNOWN, events, dropped, store);
     }
 
-    /// [`Link::enqueue`] of a packet that still rests, unchanged, in store slot `held` (it
-    /// has just left another link): a FIFO link keeps it there instead of copying it into a
-    /// new slot; otherwise the slot is freed. `hop` is the link direction the packet will
-    /// take at the far end if the caller knows it ([`HOP_UNKNOWN`] if not): a FIFO link hands
-    /// it back with the arrival ([`Link::take_arrival`]).
-    #[allow(clippy::too_many_arguments)]
+    /// [`Link::enqueue`] of a packet in hand or resting, unchanged, in a store slot (it has
+    /// just left another link): a FIFO link keeps a held packet where it is instead of
+    /// copying it into a new slot, and reads of it only what a hop reads; otherwise the slot
+    /// is freed. `hop` is the link direction the packet will take at the far end if the
+    /// caller knows it ([`HOP_UNKNOWN`] if not): a FIFO link hands it back with the arrival
+    /// ([`Link::take_arrival`]).
     #[inline(always)]
     pub fn enqueue_held(
         &mut self,
         now: Time,
-        p: &Packet,
-        held: Option<u32>,
+        p: Offered,
         hop: u32,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
     ) {
+        let wire = p.get(store).wire;
         self.advance(now);
         self.stats.packets_in += 1;
-        self.stats.bytes_in += p.wire as u64;
+        self.stats.bytes_in += wire as u64;
         // (Ports exist on cell links only: `cells` stands in for `port.is_some()` here, so the
         // fast path reads no cold field.)
         debug_assert!(self.port.is_none() || self.cells, "a port on a packet link");
         if self.cells || self.before_queue || self.scheduled {
-            store.release(held);
-            self.enqueue_special(now, *p, events, dropped, store);
+            let q = *p.get(store);
+            store.release(p.held());
+            self.enqueue_special(now, q, events, dropped, store);
         } else {
-            self.enqueue_fifo(now, p, held, hop, events, dropped, store);
+            self.enqueue_fifo(now, p, wire, hop, events, dropped, store);
         }
     }
 
@@ -467,44 +468,54 @@ impl Link {
             self.enqueue_scheduled(now, p, events, dropped);
             return;
         }
-        self.enqueue_fifo(now, &p, None, HOP_UNKNOWN, events, dropped, store);
+        let wire = p.wire;
+        self.enqueue_fifo(
+            now,
+            Offered::Given(&p),
+            wire,
+            HOP_UNKNOWN,
+            events,
+            dropped,
+            store,
+        );
     }
 
-    /// The drop-tail FIFO: admit or drop, then put the packet on the line with its arrival
-    /// time. The packet is copied at most once, into the store (not at all when `held`).
+    /// The drop-tail FIFO: admit or drop, then put the packet (of `wire` bytes) on the line
+    /// with its arrival time. The packet is copied at most once, into the store (not at all
+    /// when held), and its header is read only when the queue is full.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn enqueue_fifo(
         &mut self,
         now: Time,
-        p: &Packet,
-        held: Option<u32>,
+        p: Offered,
+        wire: u32,
         hop: u32,
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
     ) {
-        let size = p.wire + self.overhead;
+        let size = wire + self.overhead;
         let busy = self.busy_until > now;
-        if busy && !p.is_ful() {
+        if busy {
             let full = match self.limit {
                 QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
                 QueueLimit::Bytes(b) => self.waiting.bytes() + size as u64 > b,
             };
-            if full {
+            if full && !p.get(store).is_ful() {
                 self.stats.drops[DropCause::Queue.index()] += 1;
-                dropped.push((*p, DropCause::Queue));
-                store.release(held);
+                dropped.push((*p.get(store), DropCause::Queue));
+                store.release(p.held());
                 return;
             }
         }
         let start = if busy { self.busy_until } else { now };
         let lost = if self.rare {
-            self.rare_start(start, p)
+            self.rare_start(start, p.get(store))
         } else if self.lossy && self.loss.lose(&mut self.rng) {
             Some(DropCause::LossModel)
         } else {
-            p.lost
+            p.get(store).lost
         };
         let end = start + self.serialise(size);
         self.busy_until = end;
@@ -524,7 +535,7 @@ impl Link {
             self.waiting.push(start, size);
             self.note_queue_peak();
         }
-        let slot = store.keep(held, p, lost);
+        let slot = store.keep(p, lost);
         self.put_on_line(end + self.delay, slot, hop, events, store);
     }
 
@@ -916,7 +927,8 @@ mod tests {
         let (mut ev, mut st, mut dropped) = (EventQueue::new(), PacketStore::new(), vec![]);
         for uid in 1..=4 {
             let p = Packet { uid, ..pkt(1000) };
-            a.enqueue_held(0, &p, None, 10 + uid as u32, &mut ev, &mut dropped, &mut st);
+            let given = Offered::Given(&p);
+            a.enqueue_held(0, given, 10 + uid as u32, &mut ev, &mut dropped, &mut st);
         }
         assert_eq!((a.on_line(), st.len()), (4, 4));
         let mut arrived = vec![];
@@ -941,8 +953,7 @@ mod tests {
                 // packets behind it.
                 b.enqueue_held(
                     t,
-                    &p,
-                    Some(slot),
+                    Offered::Held(slot),
                     20 + p.uid as u32,
                     &mut ev,
                     &mut dropped,

@@ -29,8 +29,17 @@ impl Ecn {
 }
 
 /// One IP packet.
+///
+/// `repr(C)` fixes the order: the transport header first, then what the network reads at
+/// every hop (the flow, the addresses, the size, the loss mark). In a [`super::PacketStore`]
+/// slot those last fields share the second cache line with the delay line's link to the next
+/// packet, so a packet passing through a router costs one cache line of its slot, not two:
+/// only its endpoints read the header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct Packet {
+    /// The transport header.
+    pub hdr: Header,
     /// Unique id in this run (order of creation).
     pub uid: u64,
     /// Index of the flow (connection, association) this packet belongs to.
@@ -50,8 +59,6 @@ pub struct Packet {
     /// The IP header's ECN field (RFC 3168): whether the sender's transport is ECN-capable
     /// and whether a queue marked the packet Congestion Experienced.
     pub ecn: Ecn,
-    /// The transport header.
-    pub hdr: Header,
 }
 
 impl Packet {

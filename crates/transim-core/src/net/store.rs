@@ -53,12 +53,51 @@ pub struct InFlight {
 }
 
 /// One slot, aligned to cache lines so that a packet (112 bytes) spans two lines, never
-/// three; the 16 bytes left name the packet after it on its link's delay line.
+/// three; the 16 bytes left name the packet after it on its link's delay line. The second
+/// line holds those 16 bytes and every field a hop reads (see [`Packet`]'s layout), so a
+/// packet passing through a router touches only that line.
 #[derive(Clone, Copy, Debug, Default)]
-#[repr(align(64))]
+#[repr(C, align(64))]
 struct Slot(Packet, InFlight);
 
+/// Offset of a slot's second cache line.
+const HOP_LINE: usize = 64;
+
 const _: () = assert!(std::mem::size_of::<Slot>() == 128);
+
+/// A packet offered to a link: in hand (from an endpoint, a host's processor, an ATM
+/// adapter), or resting unchanged in a store slot (it has just left another link).
+#[derive(Clone, Copy, Debug)]
+pub enum Offered<'a> {
+    /// A packet not kept in the store.
+    Given(&'a Packet),
+    /// The packet in this slot.
+    Held(u32),
+}
+
+impl<'a> Offered<'a> {
+    /// The packet (read from its slot when held: a read of one field touches only the cache
+    /// line that field is in).
+    #[inline(always)]
+    pub fn get<'s>(self, store: &'s PacketStore) -> &'s Packet
+    where
+        'a: 's,
+    {
+        match self {
+            Offered::Given(p) => p,
+            Offered::Held(i) => store.get(i),
+        }
+    }
+
+    /// The slot it rests in, if held.
+    #[inline(always)]
+    pub fn held(self) -> Option<u32> {
+        match self {
+            Offered::Given(_) => None,
+            Offered::Held(i) => Some(i),
+        }
+    }
+}
 
 /// A slab of packets with a last-in, first-out free list.
 #[derive(Debug, Default)]
@@ -112,17 +151,17 @@ impl PacketStore {
         }
     }
 
-    /// Keep `p`, marked `lost`: in `held`, the slot it already rests in (a packet passed on
-    /// from one link to the next, unchanged), or else in a new slot. Returns the slot.
+    /// Keep the packet offered, marked `lost`: in the slot it already rests in (a packet
+    /// passed on from one link to the next, unchanged), or else in a new slot. Returns the
+    /// slot.
     #[inline(always)]
-    pub fn keep(&mut self, held: Option<u32>, p: &Packet, lost: Option<super::DropCause>) -> u32 {
-        match held {
-            Some(i) => {
-                debug_assert_eq!(self.slots[i as usize].0.uid, p.uid, "held slot");
+    pub fn keep(&mut self, p: Offered, lost: Option<super::DropCause>) -> u32 {
+        match p {
+            Offered::Held(i) => {
                 self.slots[i as usize].0.lost = lost;
                 i
             }
-            None => self.put(Packet { lost, ..*p }),
+            Offered::Given(p) => self.put(Packet { lost, ..*p }),
         }
     }
 
@@ -148,6 +187,19 @@ impl PacketStore {
         }
         if let Some(slot) = self.slots.get(i as usize) {
             crate::sim::prefetch::prefetch(slot, 2);
+        }
+    }
+
+    /// [`PacketStore::prefetch`] of only the line of slot `i` that a hop reads and that
+    /// [`PacketStore::set_next`] writes: for a packet passing through, or the last packet on
+    /// a line that another will follow.
+    #[inline(always)]
+    pub fn prefetch_hop_line(&self, i: u32) {
+        if !self.hints {
+            return;
+        }
+        if let Some(slot) = self.slots.get(i as usize) {
+            crate::sim::prefetch::prefetch_addr(slot as *const Slot as usize + HOP_LINE, 1);
         }
     }
 
@@ -235,14 +287,41 @@ mod tests {
         let p = *s.get(b);
         // Passed on unchanged: the same slot, only the loss mark rewritten.
         let lost = Some(crate::net::DropCause::LossModel);
-        assert_eq!(s.keep(Some(b), &p, lost), b);
+        assert_eq!(s.keep(Offered::Held(b), lost), b);
+        assert_eq!(Offered::Held(b).get(&s).uid, p.uid);
         assert_eq!(s.get(b).lost, lost);
         assert_eq!(s.len(), 2);
         // Not held: a new slot (the one freed last first).
         s.free(a);
         assert_eq!(s.len(), 1);
-        assert_eq!(s.keep(None, &pkt(3), None), a);
+        assert_eq!(s.keep(Offered::Given(&pkt(3)), None), a);
         assert_eq!(s.get(a).uid, 3);
         assert_eq!(s.len(), 2);
+    }
+
+    /// What a packet passing through reads of its slot (the flow, the addresses, the size,
+    /// the loss mark) and what the delay line writes lie in the slot's second cache line;
+    /// only the transport header, which endpoints read, is in the first.
+    #[test]
+    fn a_hop_reads_one_line_of_the_slot() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<Slot>(), 2 * HOP_LINE);
+        assert_eq!(offset_of!(Slot, 0), 0);
+        assert_eq!(offset_of!(Slot, 1), size_of::<Packet>());
+        for (field, at) in [
+            ("uid", offset_of!(Packet, uid)),
+            ("flow", offset_of!(Packet, flow)),
+            ("src", offset_of!(Packet, src)),
+            ("dst", offset_of!(Packet, dst)),
+            ("wire", offset_of!(Packet, wire)),
+            ("from_sender", offset_of!(Packet, from_sender)),
+            ("lost", offset_of!(Packet, lost)),
+            ("ecn", offset_of!(Packet, ecn)),
+        ] {
+            assert!(
+                at >= HOP_LINE,
+                "Packet::{field} at byte {at}, in the first line"
+            );
+        }
     }
 }
