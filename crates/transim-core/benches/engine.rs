@@ -27,12 +27,13 @@ fn b4(n: usize, packets: u64) -> serde_json::Value {
 }
 
 /// B5's scenario: a k = 16 fat tree (1,024 hosts, 10 Gbps links, 1 µs, 100-packet queues)
-/// with permutation traffic of SACK flows, for `seconds`.
-fn b5(seconds: f64) -> serde_json::Value {
+/// with permutation traffic of SACK flows, for `seconds` (another even `k` for a smaller or
+/// larger fabric: k³/4 hosts).
+fn b5(seconds: f64, k: u32) -> serde_json::Value {
     json!({
         "name": "B5", "duration": format!("{seconds}s"), "seed": 1,
         "tcp": sack_tcp("1ms"),
-        "topology": {"kind": "fat_tree", "k": 16,
+        "topology": {"kind": "fat_tree", "k": k,
                      "host_link": {"rate": "10Gbps", "delay": "1us", "queue": 100}},
         "traffic": {"pattern": "permutation", "app": {"kind": "bulk"}},
     })
@@ -68,12 +69,13 @@ fn staged(value: serde_json::Value) -> Stages {
     }
 }
 
-/// B5 stage by stage: `cargo bench -p transim-core --bench engine -- b5 [seconds]`
-/// (default 0.02 s simulated).
-fn fat_tree_permutation(seconds: f64) {
-    let s = staged(b5(seconds));
+/// B5 stage by stage: `cargo bench -p transim-core --bench engine -- b5 [seconds [k]]`
+/// (default 0.02 s simulated, k = 16).
+fn fat_tree_permutation(seconds: f64, k: u32) {
+    let s = staged(b5(seconds, k));
     println!(
-        "B5 fat tree k=16, 1,024 hosts: build {:.3} s, run {:.3} s, {} data packets ({:.0} ns/packet), {} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
+        "B5 fat tree k={k}, {} hosts: build {:.3} s, run {:.3} s, {} data packets ({:.0} ns/packet), {} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
+        k * k * k / 4,
         s.parse + s.build,
         s.run,
         s.packets,
@@ -108,7 +110,11 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     if filter.first().is_some_and(|f| f.eq_ignore_ascii_case("b5")) {
-        fat_tree_permutation(filter.get(1).and_then(|a| a.parse().ok()).unwrap_or(0.02));
+        let seconds = filter.get(1).and_then(|a| a.parse().ok()).unwrap_or(0.02);
+        fat_tree_permutation(
+            seconds,
+            filter.get(2).and_then(|a| a.parse().ok()).unwrap_or(16),
+        );
         return;
     }
     // Parse, build, run and results timed apart: `cargo bench -p transim-core --bench engine
