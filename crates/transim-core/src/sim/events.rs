@@ -167,8 +167,11 @@ impl QuadHeap {
 const SLOT_BITS: u32 = 22;
 /// log2 of a wheel slot's narrowest width in ns.
 const MIN_SLOT_BITS: u32 = 3;
-/// More heap entries than this on average narrow the slots ([`EventQueue::adapt`]).
-const CROWDED: u64 = 256;
+/// More heap entries than this on average narrow the slots ([`EventQueue::adapt`]). Measured
+/// on benchmark B5's fat tree at other sizes: with 256, a k = 8 fabric (about a hundred
+/// packets about to arrive) kept wide slots and a heap of that depth, and ran 1.25–1.30×
+/// slower than with 64; a k = 4 one (a few dozen) ran 8–9 % slower with 32 than with 64.
+const CROWDED: u64 = 64;
 /// Fewer heap entries than this on average, with the heap running dry every few pops,
 /// widen them.
 const SPARSE: u64 = 8;
@@ -978,6 +981,33 @@ mod tests {
             widths[back..].iter().any(|&w| w > narrowest),
             "never widened: {widths:?}"
         );
+    }
+
+    /// About a hundred events pending within the next 100 µs (a mid-size fat tree's packets
+    /// about to arrive) narrow the slots; two dozen (a small one) stay in the heap of the
+    /// widest slot.
+    #[test]
+    fn about_a_hundred_near_events_narrow_the_slots() {
+        for (pending, narrows) in [(100, true), (24, false)] {
+            let mut q = EventQueue::new();
+            let mut rnd = xorshift(7);
+            let mut now = 0;
+            for seq in 0..50_000u32 {
+                while q.len() < pending {
+                    q.push(now + rnd() % 100_000, Event::FlowStart(seq));
+                }
+                now = q.pop().expect("pending").0;
+                if seq % 4_096 == 4_095 {
+                    q.adapt();
+                }
+            }
+            assert_eq!(
+                q.slot_bits() < SLOT_BITS,
+                narrows,
+                "{pending} pending: slots of 2^{} ns",
+                q.slot_bits()
+            );
+        }
     }
 
     /// Narrowing stops where the wheel would no longer reach most pending events: with
