@@ -7,7 +7,7 @@ use crate::net::atm::abr::{turn_around, Next};
 use crate::net::atm::layer::AtmNet;
 use crate::net::atm::vc::{cell_packet, Reassembled, VcDirection};
 use crate::net::header::cell::{CellHeader, CellKind};
-use crate::net::store::HOP_UNKNOWN;
+use crate::net::store::{Offered, HOP_UNKNOWN};
 use crate::net::{DropCause, Header, Packet};
 use crate::sim::events::Event;
 
@@ -145,7 +145,7 @@ impl Simulation {
                         if node == q.dst {
                             self.arrive(node, &q, None, HOP_UNKNOWN);
                         } else {
-                            self.forward(node, &q, None, HOP_UNKNOWN);
+                            self.forward(node, Offered::Given(&q), HOP_UNKNOWN);
                         }
                     }
                 }

@@ -375,7 +375,11 @@ impl Simulation {
                     if q.lost.is_none() && !cells && q.dst != to {
                         // Passing through a router (cells travel on cell links only): the
                         // packet stays in its slot, and only the slot's second line is read.
-                        self.pass_on(to, slot, hop);
+                        debug_assert!(
+                            !matches!(q.hdr, Header::Cell(_)),
+                            "a cell off a packet link"
+                        );
+                        self.forward(to, Offered::Held(slot), hop);
                     } else {
                         let p = *q;
                         if let Some(cause) = p.lost {
@@ -438,7 +442,7 @@ impl Simulation {
                     .as_mut()
                     .expect("events only for hosts with a processor");
                 let p = pr.pop(self.now, &mut self.events);
-                self.forward(node, &p, None, HOP_UNKNOWN);
+                self.forward(node, Offered::Given(&p), HOP_UNKNOWN);
             }
         }
     }
@@ -464,64 +468,40 @@ impl Simulation {
                 .refresh(p.flow, p.from_sender, f.transport.as_ref());
             self.flush();
         } else {
-            self.forward(node, p, held, hop);
+            let p = match held {
+                Some(slot) => Offered::Held(slot),
+                None => Offered::Given(p),
+            };
+            self.forward(node, p, hop);
         }
-    }
-
-    /// The packet in store slot `slot`, intact and not addressed to `node`, has reached
-    /// `node`: send it on by link direction `hop` if that names one, else by its route.
-    /// What [`Simulation::forward`] does, reading the packet in its slot rather than a copy.
-    #[inline(always)]
-    fn pass_on(&mut self, node: u32, slot: u32, hop: u32) {
-        let q = self.store.get(slot);
-        debug_assert!(
-            !matches!(q.hdr, Header::Cell(_)),
-            "a cell off a packet link"
-        );
-        let l = if hop < HOP_DELIVER {
-            debug_assert_eq!(hop, self.routes.next(node, q.dst, q.flow));
-            hop
-        } else {
-            self.routes.next(node, q.dst, q.flow)
-        };
-        debug_assert_ne!(
-            l, NO_ROUTE,
-            "routes are validated when the scenario is built"
-        );
-        if self.links[l as usize].cells {
-            // The packet enters its VC here: the adapter turns it into cells.
-            let p = self.store.take(slot);
-            self.segment(p);
-            return;
-        }
-        self.offer(l, Offered::Held(slot));
     }
 
     /// Send `p` on from `node` by its route (`hop`, when the link it came by had looked it
     /// up already; any value from [`HOP_DELIVER`] up, [`HOP_UNKNOWN`] included, names no
-    /// link); `held` is the store slot it still rests in when it has just left a link.
+    /// link). A packet that has just left a link is still in its store slot
+    /// ([`Offered::Held`]) and is read there, not copied.
     #[inline(always)]
-    fn forward(&mut self, node: u32, p: &Packet, held: Option<u32>, hop: u32) {
+    fn forward(&mut self, node: u32, p: Offered, hop: u32) {
+        let q = p.get(&self.store);
+        let (dst, flow) = (q.dst, q.flow);
         let l = if hop < HOP_DELIVER {
-            debug_assert_eq!(hop, self.routes.next(node, p.dst, p.flow));
+            debug_assert_eq!(hop, self.routes.next(node, dst, flow));
             hop
         } else {
-            self.routes.next(node, p.dst, p.flow)
+            self.routes.next(node, dst, flow)
         };
         debug_assert_ne!(
             l, NO_ROUTE,
             "routes are validated when the scenario is built"
         );
         if self.links[l as usize].cells {
-            self.store.release(held);
             // The packet enters its VC here: the adapter turns it into cells.
-            self.segment(*p);
+            let q = *p.get(&self.store);
+            self.store.release(p.held());
+            self.segment(q);
             return;
         }
-        match held {
-            Some(slot) => self.offer(l, Offered::Held(slot)),
-            None => self.offer(l, Offered::Given(p)),
-        }
+        self.offer(l, p);
     }
 
     /// Offer a packet (or cell) to link direction `l`; count what the link drops.
@@ -635,7 +615,7 @@ impl Simulation {
             }
             match self.processors.get_mut(p.src as usize) {
                 Some(Some(pr)) => pr.accept(self.now, *p, &mut self.events),
-                _ => self.forward(p.src, p, None, HOP_UNKNOWN),
+                _ => self.forward(p.src, Offered::Given(p), HOP_UNKNOWN),
             }
         }
         out.clear();
