@@ -525,7 +525,7 @@ impl Simulation {
         } else {
             self.routes.next(link.to, dst, flow)
         };
-        link.enqueue_held(
+        link.enqueue_offered(
             self.now,
             p,
             hop,

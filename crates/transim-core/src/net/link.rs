@@ -413,7 +413,7 @@ impl Link {
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
     ) {
-        self.enqueue_held(now, Offered::Given(p), HOP_UNKNOWN, events, dropped, store);
+        self.enqueue_offered(now, Offered::Given(p), HOP_UNKNOWN, events, dropped, store);
     }
 
     /// [`Link::enqueue`] of a packet in hand or resting, unchanged, in a store slot (it has
@@ -423,7 +423,7 @@ impl Link {
     /// caller knows it ([`HOP_UNKNOWN`] if not): a FIFO link hands it back with the arrival
     /// ([`Link::take_arrival`]).
     #[inline(always)]
-    pub fn enqueue_held(
+    pub fn enqueue_offered(
         &mut self,
         now: Time,
         p: Offered,
@@ -758,7 +758,7 @@ impl Link {
     }
 
     /// The head packet reaches the far end at `now`: its store slot, which the caller reads
-    /// and then frees or hands to the next link ([`Link::enqueue_held`]), and the hop it
+    /// and then frees or hands to the next link ([`Link::enqueue_offered`]), and the hop it
     /// takes there if known. The caller schedules (or handles at once) the next head's
     /// arrival.
     #[inline]
@@ -928,7 +928,7 @@ mod tests {
         for uid in 1..=4 {
             let p = Packet { uid, ..pkt(1000) };
             let given = Offered::Given(&p);
-            a.enqueue_held(0, given, 10 + uid as u32, &mut ev, &mut dropped, &mut st);
+            a.enqueue_offered(0, given, 10 + uid as u32, &mut ev, &mut dropped, &mut st);
         }
         assert_eq!((a.on_line(), st.len()), (4, 4));
         let mut arrived = vec![];
@@ -951,7 +951,7 @@ mod tests {
                 assert_eq!(hop, 10 + p.uid as u32);
                 // On to the second link in the same slot, while the first still holds the
                 // packets behind it.
-                b.enqueue_held(
+                b.enqueue_offered(
                     t,
                     Offered::Held(slot),
                     20 + p.uid as u32,

@@ -185,9 +185,7 @@ impl PacketStore {
         if !self.hints {
             return;
         }
-        if let Some(slot) = self.slots.get(i as usize) {
-            crate::sim::prefetch::prefetch(slot, 2);
-        }
+        self.prefetch_lines(i, 0, 2);
     }
 
     /// [`PacketStore::prefetch`] of only the line of slot `i` that a hop reads and that
@@ -198,8 +196,14 @@ impl PacketStore {
         if !self.hints {
             return;
         }
+        self.prefetch_lines(i, HOP_LINE, 1);
+    }
+
+    /// Fetch `lines` cache lines of slot `i` from byte `from` of the slot, if it exists.
+    #[inline(always)]
+    fn prefetch_lines(&self, i: u32, from: usize, lines: usize) {
         if let Some(slot) = self.slots.get(i as usize) {
-            crate::sim::prefetch::prefetch_addr(slot as *const Slot as usize + HOP_LINE, 1);
+            crate::sim::prefetch::prefetch_addr(slot as *const Slot as usize + from, lines);
         }
     }
 
