@@ -1,9 +1,9 @@
 //! Cache hints ahead of a delivery. With many flows, the state a delivered packet's handler
 //! reads first is out of the cache: the endpoint itself, a place in it that moves as the
 //! transfer goes on (TCP's oldest unacknowledged segment, which an ACK walks first), the link
-//! its reply leaves by, and the flow's counters. The run loop sees the delivery one event
-//! ahead (its delay-line entry names the flow) and fetches all of them then, so the loads
-//! overlap with the current event's work.
+//! its reply leaves by, and the flow's hot line (its transport and counters). The run loop
+//! sees the delivery one event ahead (its delay-line entry names the flow) and fetches all of
+//! them then, so the loads overlap with the current event's work.
 
 use super::routes::{Routes, NO_ROUTE};
 use super::Flow;
@@ -30,12 +30,13 @@ struct Ahead {
 }
 
 /// One flow's hints, a cache line of its own: for a packet from the receiver (`dir[0]`,
-/// handled by the sender) and from the sender (`dir[1]`), and the flow's counters.
+/// handled by the sender) and from the sender (`dir[1]`), and the flow's hot line (its
+/// transport and counters: see [`Flow`]).
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C, align(64))]
 struct FlowHints {
     dir: [Ahead; 2],
-    counters: usize,
+    flow: usize,
 }
 
 /// Every flow's hints (none until [`DeliveryHints::fill`]).
@@ -58,7 +59,7 @@ impl DeliveryHints {
             .enumerate()
             .map(|(i, f)| {
                 let ahead = |from_sender: bool, node: u32, peer: u32| {
-                    let [state, moving] = f.transport.hot_state(from_sender);
+                    let (state, moving) = f.transport.hot_state(from_sender);
                     Ahead {
                         state,
                         moving,
@@ -69,7 +70,7 @@ impl DeliveryHints {
                     // A packet from the receiver is handled at the sender's node, which
                     // answers towards the receiver's, and the other way round.
                     dir: [ahead(false, f.src, f.dst), ahead(true, f.dst, f.src)],
-                    counters: &f.delivered as *const u64 as usize,
+                    flow: f as *const Flow as usize,
                 }
             })
             .collect();
@@ -82,7 +83,7 @@ impl DeliveryHints {
     pub(super) fn refresh(&mut self, flow: u32, from_sender: bool, transport: &dyn Transport) {
         if let Some(h) = self.flows.get_mut(flow as usize) {
             let d = &mut h.dir[from_sender as usize];
-            [d.state, d.moving] = transport.hot_state(from_sender);
+            (d.state, d.moving) = transport.hot_state(from_sender);
         }
     }
 
@@ -95,7 +96,7 @@ impl DeliveryHints {
         };
         let d = h.dir[from_sender as usize];
         for (addr, lines) in [
-            (h.counters, 1),
+            (h.flow, 1),
             (d.state, STATE_LINES),
             (d.moving, MOVING_LINES),
             (d.uplink, LINK_LINES),
@@ -111,7 +112,7 @@ impl DeliveryHints {
     pub(super) fn addresses(&self, flow: u32, from_sender: bool) -> [usize; 4] {
         let h = self.flows[flow as usize];
         let d = h.dir[from_sender as usize];
-        [h.counters, d.state, d.moving, d.uplink]
+        [h.flow, d.state, d.moving, d.uplink]
     }
 }
 
@@ -122,7 +123,7 @@ mod tests {
 
     /// A flow across a router: a data packet's hints name the receiver's state and the
     /// receiver host's uplink, an ACK's the sender's state, its oldest unacknowledged segment
-    /// and the sender host's uplink; both the flow's counters.
+    /// and the sender host's uplink; both the flow's hot line.
     #[test]
     fn each_direction_names_its_own_end_and_uplink() {
         let sc = crate::scenario::parse(json!({
@@ -137,15 +138,29 @@ mod tests {
         let hints = DeliveryHints::fill(&sim.flows, &sim.links, &sim.routes);
         let f = &sim.flows[0];
         let link = |from: u32, to: u32| &sim.links[sim.routes.next(from, to, 0) as usize];
-        let [counters, state, moving, uplink] = hints.addresses(0, true);
-        assert_eq!(counters, &f.delivered as *const u64 as usize);
-        assert_eq!([state, moving], f.transport.hot_state(true));
+        let [flow, state, moving, uplink] = hints.addresses(0, true);
+        assert_eq!(flow, f as *const Flow as usize);
+        assert_eq!((state, moving), f.transport.hot_state(true));
         assert_eq!(uplink, link(f.dst, f.src) as *const Link as usize);
-        let [counters, state, moving, uplink] = hints.addresses(0, false);
-        assert_eq!(counters, &f.delivered as *const u64 as usize);
-        assert_eq!([state, moving], f.transport.hot_state(false));
+        let [flow, state, moving, uplink] = hints.addresses(0, false);
+        assert_eq!(flow, f as *const Flow as usize);
+        assert_eq!((state, moving), f.transport.hot_state(false));
         assert_eq!(uplink, link(f.src, f.dst) as *const Link as usize);
         assert_ne!(hints.addresses(0, true)[3], uplink);
         assert_ne!(hints.addresses(0, true)[1], state);
+    }
+
+    /// The one line fetched of a flow holds everything a delivery and a send read of it.
+    #[test]
+    fn a_flow_s_hot_fields_share_its_first_line() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Flow>(), 64);
+        for end in [
+            offset_of!(Flow, transport) + size_of::<Box<dyn Transport>>(),
+            offset_of!(Flow, injected) + 8,
+            offset_of!(Flow, delivered) + 8,
+        ] {
+            assert!(end <= 64, "a hot field of Flow ends at byte {end}");
+        }
     }
 }

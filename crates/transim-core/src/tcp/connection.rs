@@ -97,9 +97,9 @@ impl Transport for TcpConnection {
         "tcp"
     }
 
-    fn hot_state(&self, from_sender: bool) -> [usize; 2] {
+    fn hot_state(&self, from_sender: bool) -> (usize, usize) {
         if from_sender {
-            [&self.receiver as *const TcpReceiver as usize, 0]
+            (&self.receiver as *const TcpReceiver as usize, 0)
         } else {
             // An ACK first walks the segments it acknowledges, from the oldest: written a
             // round trip ago, so with many flows out of the cache.
@@ -108,7 +108,7 @@ impl Transport for TcpConnection {
                 .rtx
                 .front()
                 .map_or(0, |s| s as *const _ as usize);
-            [&self.sender as *const TcpSender as usize, oldest]
+            (&self.sender as *const TcpSender as usize, oldest)
         }
     }
 
@@ -252,9 +252,9 @@ mod tests {
             }
         }
         assert!(!c.sender.rtx.is_empty(), "data waits for its ACK");
-        let [data, none] = c.hot_state(true);
+        let (data, none) = c.hot_state(true);
         assert!(inside(data, &c.receiver) && none == 0);
-        let [ack, oldest] = c.hot_state(false);
+        let (ack, oldest) = c.hot_state(false);
         assert!(inside(ack, &c.sender));
         assert!(inside(oldest, c.sender.rtx.front().unwrap()));
     }

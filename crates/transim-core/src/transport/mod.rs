@@ -170,9 +170,11 @@ pub trait Transport: Send {
     /// cache lines) and one more place (two lines) that moves as the transfer goes on, such
     /// as the oldest unacknowledged segment. The engine asks again after every delivery in
     /// that direction and fetches them into the cache an event ahead of the next. 0: no
-    /// hint.
-    fn hot_state(&self, _from_sender: bool) -> [usize; 2] {
-        [0; 2]
+    /// hint. (A pair, not an array: a pair comes back in two registers, while an array is
+    /// written to memory and read back with one wider load that cannot be forwarded from
+    /// those writes, which then waits for every store before it.)
+    fn hot_state(&self, _from_sender: bool) -> (usize, usize) {
+        (0, 0)
     }
 
     /// The transport's time series, if it was asked to keep them.
