@@ -3,7 +3,8 @@
 //! transfer goes on (TCP's oldest unacknowledged segment, which an ACK walks first), the link
 //! its reply leaves by, and the flow's hot line (its transport and counters). The run loop
 //! sees the delivery one event ahead (its delay-line entry names the flow) and fetches all of
-//! them then, so the loads overlap with the current event's work.
+//! them then, so the loads overlap with the current event's work; and when the packet enters
+//! the link that delivers it, in case that link has no delay and the delivery comes next.
 
 use super::routes::{Routes, NO_ROUTE};
 use super::Flow;

@@ -527,6 +527,14 @@ impl Simulation {
         let hop = if link.cells {
             HOP_UNKNOWN
         } else if link.to == dst {
+            if self.store.hints() && link.delay == 0 {
+                // Without propagation delay the delivery is likely the very next event, too
+                // late for the run loop's hint one event ahead: fetch what it reads now.
+                self.hints.prefetch(flow, from_sender);
+                if let Some(slot) = p.held() {
+                    self.store.prefetch(slot);
+                }
+            }
             deliver_hop(flow, from_sender)
         } else {
             self.routes.next(link.to, dst, flow)
