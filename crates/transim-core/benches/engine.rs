@@ -6,6 +6,11 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Large engine arrays on 2 MB pages, as in the Python extension.
+#[global_allocator]
+static ALLOC: transim_core::sim::huge_pages::HugePageAlloc =
+    transim_core::sim::huge_pages::HugePageAlloc;
+
 /// The TCP table of B4 and B5: SACK (RFC 6675), timestamps, IW 10, delayed ACKs, 16 MiB.
 fn sack_tcp(rto_min: &str) -> serde_json::Value {
     json!({"profile": "rfc", "recovery": "rfc6675", "timestamps": true, "initial_window": 10,

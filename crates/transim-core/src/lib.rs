@@ -109,11 +109,15 @@ fn run_staged(
     sink: Option<&mut dyn FnMut(engine::TraceChunk)>,
 ) -> Result<results::RunOutput, Error> {
     let t = std::time::Instant::now();
+    // The network's state on huge pages where the program is set up for them (see
+    // `sim::huge_pages`), the parse and the results on ordinary ones.
+    let huge_pages = sim::huge_pages::Advising::start();
     let mut sim = scenario::build(sc)?;
     let build = t.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
     let cons = sim.run_streamed(watch, sink)?;
     let run = t.elapsed().as_secs_f64();
+    drop(huge_pages);
     let t = std::time::Instant::now();
     let mut out = results::collect(
         sim,

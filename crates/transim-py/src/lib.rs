@@ -12,6 +12,11 @@ use std::sync::Mutex;
 use transim_core::engine::TraceChunk;
 use transim_core::transport::Series;
 
+/// Large engine arrays on 2 MB pages (see [`transim_core::sim::huge_pages`]).
+#[global_allocator]
+static ALLOC: transim_core::sim::huge_pages::HugePageAlloc =
+    transim_core::sim::huge_pages::HugePageAlloc;
+
 create_exception!(
     _core,
     ScenarioError,

@@ -1,6 +1,7 @@
 //! The discrete-event kernel: simulated time, the event queue and seeded random streams.
 
 pub mod events;
+pub mod huge_pages;
 pub mod prefetch;
 pub mod rng;
 pub mod timer;
