@@ -1,15 +1,18 @@
-//! An allocator that backs the engine's large arrays with 2 MB pages.
+//! An allocator that puts a running network's state on 2 MB pages.
 //!
-//! With a thousand hosts or ten thousand flows, the arrays a packet's hop reads (the packet
-//! store, the links, the event wheel's pool) span tens of megabytes, and their lines are read
-//! in no order: with 4 KB pages nearly every line read is also a miss of the address
+//! With a thousand hosts or ten thousand flows, what a packet's hop reads (the packet store,
+//! the links, the event wheel's pool, the flows' endpoints) spans tens of megabytes, read in
+//! no order: with 4 KB pages nearly every line read is also a miss of the address
 //! translation cache. Linux backs memory with 2 MB pages where the program asks for it
 //! (`madvise(MADV_HUGEPAGE)`; the usual setting of `transparent_hugepage` is `madvise`), and
-//! nothing else asks for it on our behalf. [`HugePageAlloc`] is the system allocator, plus
-//! that request for every allocation of at least [`HUGE_PAGE`] bytes.
+//! nothing else asks for it on our behalf. [`HugePageAlloc`] is glibc's allocator plus that
+//! request, made while an engine builds and runs ([`Advising`]): for every block of at least
+//! [`HUGE_PAGE`] bytes (started on a huge page, advised before it is first touched) and for
+//! the main heap's growth, which holds the thousands of small blocks of per-flow and
+//! per-link state.
 //!
-//! Measured on B5 (a k = 16 fat tree) 10 % less run time, and on B4 at 10,000 flows 4 %
-//! (see `docs/engine-performance.md`). Small allocations are left alone.
+//! Measured on B5 (a k = 16 fat tree) 10–11 % less run time; B4 at 10,000 flows 0–3 % (see
+//! `docs/engine-performance.md`). Where huge pages are off, nothing changes.
 //!
 //! Register it where a program is assembled (the Python extension and the engine benchmark
 //! do): `#[global_allocator] static A: HugePageAlloc = HugePageAlloc;`.
@@ -22,8 +25,8 @@ use std::alloc::{GlobalAlloc, Layout};
 /// offered huge pages.
 pub const HUGE_PAGE: usize = 2 << 20;
 
-/// The system allocator, with large allocations offered 2 MB pages (Linux; elsewhere just
-/// the system allocator).
+/// glibc's allocator, with a running network's memory offered 2 MB pages (Linux; elsewhere
+/// the C library's allocator, or the system's where there is no C library).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HugePageAlloc;
 
