@@ -1,4 +1,5 @@
-//! Forwarding by the flows' pinned paths chooses exactly the links the routing table does.
+//! Forwarding by the flows' pinned paths chooses exactly the links the routing table does,
+//! searched or read off at a packet's place on its path.
 
 use serde_json::json;
 use transim_core::scenario::{build, build::PIN_FLOWS_ABOVE, parse};
@@ -46,11 +47,31 @@ fn pinned_paths_choose_the_tables_links_everywhere() {
                 );
             }
         }
-        // Walk the flow's path: every hop is a pinned one.
-        let mut at = s;
-        while at != d {
-            at = sim.links[pinned.next(at, d, f) as usize].to;
-            on_path += 1;
+        // Walk the flow's path both ways with the packet's count of links taken: read off
+        // the path, every hop is the table's.
+        for (from, to_node) in [(s, d), (d, s)] {
+            let mut at = from;
+            let mut hops = 0;
+            while at != to_node {
+                let l = pinned.next_at(at, to_node, f, hops);
+                assert_eq!(l, table.next(at, to_node, f), "flow {f} hop {hops}");
+                at = sim.links[l as usize].to;
+                hops += 1;
+                on_path += (from == s) as usize;
+            }
+        }
+        // A count that is not the packet's place (a packet off its path, a count that
+        // wrapped): the same links, by the search.
+        for dst in [s, d, (d + 1) % nodes] {
+            for node in 0..nodes {
+                for hops in [0, 1, 2, 5, 255, 256] {
+                    assert_eq!(
+                        pinned.next_at(node, dst, f, hops),
+                        table.next(node, dst, f),
+                        "flow {f} at node {node} toward {dst}, {hops} links taken"
+                    );
+                }
+            }
         }
     }
     // Permutation traffic on k = 8: most flows leave their pod (6 hops), some stay (2 or 4).

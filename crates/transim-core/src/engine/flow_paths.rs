@@ -3,6 +3,11 @@
 //! instead of the routing table. On a fat tree the table is cores × destination switches
 //! (~1 MB at k = 16, one or two cache misses per hop); a flow's paths are ~100 bytes.
 //!
+//! A packet counts the links that have taken it ([`crate::net::Packet::hops`]); on its
+//! flow's path that count is its place, so the engine reads the next hop off the path at
+//! that place ([`FlowPaths::at`]: one check) rather than searching the path for the node
+//! ([`FlowPaths::find`]). Measured on benchmark B5: 3.4 % fewer instructions, 0.97× run time.
+//!
 //! The paths are *derived* from [`super::Routes::next`], so they give the same link wherever
 //! they apply; a packet they do not cover (another destination, as an SCTP association's
 //! alternate address, or a node off the path) falls back to the table.
@@ -77,21 +82,17 @@ impl FlowPaths {
         self.start.is_empty()
     }
 
-    /// The link direction `flow`'s packet for `dst` takes at `node`, if the flow's path
-    /// toward `dst` passes `node`.
+    /// `flow`'s (node, link) pairs toward `dst`, as the range of `data` they fill, if
+    /// `dst` ends one of its paths.
     ///
-    /// Which of the two paths, and where on it `node` is, are chosen by selects over every
-    /// hop rather than by branches: a packet's direction and position look random from one
-    /// lookup to the next (a busy fat tree forwards thousands of flows' packets, data and
-    /// ACKs, at every hop count), and an early exit at the match mispredicted about once per
-    /// hop. Every node appears at most once on a path, so the last match is the only one.
-    /// (The check that `dst` ends one of the paths stays a branch: as a select too it saved
+    /// Which of the two paths is chosen by selects rather than a branch: a packet's
+    /// direction (data or acknowledgements) looks random from one lookup to the next. (The
+    /// check that `dst` ends one of the paths stays a branch: as a select too it saved
     /// mispredictions but no time.)
     #[inline(always)]
-    pub fn find(&self, flow: u32, node: u32, dst: u32) -> Option<u32> {
+    fn path(&self, flow: u32, dst: u32) -> Option<std::ops::Range<usize>> {
         let s = *self.start.get(flow as usize)? as usize;
-        let d = &self.data;
-        let &[dst_fwd, n_fwd, dst_rev, n_rev] = d.get(s..s + 4)? else {
+        let &[dst_fwd, n_fwd, dst_rev, n_rev] = self.data.get(s..s + 4)? else {
             return None;
         };
         let fwd = dst_fwd == dst;
@@ -100,9 +101,40 @@ impl FlowPaths {
         }
         let at = s + 4 + select_unpredictable(fwd, 0, 2 * n_fwd as usize);
         let n = select_unpredictable(fwd, n_fwd, n_rev) as usize;
+        Some(at..at + 2 * n)
+    }
+
+    /// The link direction `flow`'s packet for `dst` takes at `node` when `node` is hop
+    /// `hop` of the flow's path toward `dst` (0 at the sending end): one check where
+    /// [`FlowPaths::find`] searches the path. `None` when it is not (the packet left its
+    /// path, or `hop` does not count its place on it).
+    #[inline(always)]
+    pub fn at(&self, flow: u32, node: u32, dst: u32, hop: u32) -> Option<u32> {
+        let path = self.path(flow, dst)?;
+        let at = path.start + 2 * hop as usize;
+        if at >= path.end {
+            return None;
+        }
+        let &[on_path, link] = self.data.get(at..at + 2)? else {
+            return None;
+        };
+        (on_path == node).then_some(link)
+    }
+
+    /// The link direction `flow`'s packet for `dst` takes at `node`, if the flow's path
+    /// toward `dst` passes `node`.
+    ///
+    /// Where on the path `node` is, is chosen by selects over every hop rather than by
+    /// branches: a packet's position looks random from one lookup to the next (a busy fat
+    /// tree forwards thousands of flows' packets at every hop count), and an early exit at
+    /// the match mispredicted about once per hop. Every node appears at most once on a
+    /// path, so the last match is the only one.
+    #[inline(always)]
+    pub fn find(&self, flow: u32, node: u32, dst: u32) -> Option<u32> {
+        let path = self.path(flow, dst)?;
         // (A path holds no `NO_ROUTE`: `build` gives up on one.)
         let mut found = super::NO_ROUTE;
-        for &[on_path, link] in d[at..at + 2 * n].as_chunks::<2>().0 {
+        for &[on_path, link] in self.data[path].as_chunks::<2>().0 {
             found = select_unpredictable(on_path == node, link, found);
         }
         (found != super::NO_ROUTE).then_some(found)
@@ -139,6 +171,30 @@ mod tests {
         assert_eq!(p.find(0, 0, 1), None);
         assert_eq!(p.find(1, 0, 2), None);
         assert_eq!(p.bytes(), (1 + 4 + 2 * 2 * 2) * 4);
+    }
+
+    /// At its place on the path a packet's next link is read off; anywhere else (another
+    /// node, a count past the end, another destination or flow) there is none.
+    #[test]
+    fn a_place_on_the_path_names_the_same_link_as_the_search() {
+        let (next, to) = line();
+        let p = FlowPaths::build(&[(0, 2)], 8, next, to).unwrap();
+        assert_eq!(p.at(0, 0, 2, 0), Some(0));
+        assert_eq!(p.at(0, 1, 2, 1), Some(1));
+        assert_eq!(p.at(0, 2, 0, 0), Some(2));
+        assert_eq!(p.at(0, 1, 0, 1), Some(3));
+        for (node, dst) in [(0, 2), (1, 2), (2, 0), (1, 0)] {
+            for hop in 0..4 {
+                if let Some(l) = p.at(0, node, dst, hop) {
+                    assert_eq!(Some(l), p.find(0, node, dst));
+                }
+            }
+        }
+        assert_eq!(p.at(0, 1, 2, 0), None);
+        assert_eq!(p.at(0, 0, 2, 1), None);
+        assert_eq!(p.at(0, 1, 2, 2), None);
+        assert_eq!(p.at(0, 0, 1, 0), None);
+        assert_eq!(p.at(1, 0, 2, 0), None);
     }
 
     #[test]

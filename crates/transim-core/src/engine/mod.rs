@@ -494,7 +494,7 @@ impl Simulation {
             debug_assert_eq!(hop, self.routes.next(node, dst, flow));
             hop
         } else {
-            self.routes.next(node, dst, flow)
+            self.routes.next_at(node, dst, flow, q.hops as u32)
         };
         debug_assert_ne!(
             l, NO_ROUTE,
@@ -522,7 +522,7 @@ impl Simulation {
     #[inline(always)]
     fn offer(&mut self, l: u32, p: Offered) {
         let q = p.get(&self.store);
-        let (dst, flow, from_sender) = (q.dst, q.flow, q.from_sender);
+        let (dst, flow, from_sender, hops) = (q.dst, q.flow, q.from_sender, q.hops);
         let link = &mut self.links[l as usize];
         let hop = if link.cells {
             HOP_UNKNOWN
@@ -537,7 +537,10 @@ impl Simulation {
             }
             deliver_hop(flow, from_sender)
         } else {
-            self.routes.next(link.to, dst, flow)
+            // The link about to take it is its hop number `hops`; the far end's is the next.
+            let l = self.routes.next_at(link.to, dst, flow, hops as u32 + 1);
+            debug_assert_eq!(l, self.routes.next(link.to, dst, flow));
+            l
         };
         link.enqueue_offered(
             self.now,

@@ -238,6 +238,17 @@ impl Routes {
             + self.hops.len() * std::mem::size_of::<u32>()
     }
 
+    /// [`Routes::next`] for a packet that links have taken `hops` times: where that is its
+    /// place on its flow's path (as for every packet that has kept to it), the link is read
+    /// off the path without a search.
+    #[inline(always)]
+    pub fn next_at(&self, node: u32, dst: u32, flow: u32, hops: u32) -> u32 {
+        match self.paths.at(flow, node, dst, hops) {
+            Some(l) => l,
+            None => self.next(node, dst, flow),
+        }
+    }
+
     /// The link direction `flow`'s packet for `dst` takes at `node`, or [`NO_ROUTE`].
     #[inline(always)]
     pub fn next(&self, node: u32, dst: u32, flow: u32) -> u32 {

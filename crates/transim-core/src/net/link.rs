@@ -661,6 +661,8 @@ impl Link {
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
     ) {
+        // Taken by this link (a FIFO counts it as it keeps the packet in the store).
+        p.hops = p.hops.wrapping_add(1);
         self.decide_loss(&mut p);
         let sched = self.sched.as_mut().expect("scheduled link");
         if self.current.is_none() && !sched.sees_idle_arrivals() {

@@ -59,6 +59,10 @@ pub struct Packet {
     /// The IP header's ECN field (RFC 3168): whether the sender's transport is ECN-capable
     /// and whether a queue marked the packet Congestion Experienced.
     pub ecn: Ecn,
+    /// Links that have taken the packet so far (counted modulo 256). On its flow's path this
+    /// is its place there, so the next hop is read off the path rather than searched for
+    /// ([`crate::engine::routes::Routes::next_at`]). Not part of the packet on the wire.
+    pub hops: u8,
 }
 
 impl Packet {

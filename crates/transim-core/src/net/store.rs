@@ -151,17 +151,23 @@ impl PacketStore {
         }
     }
 
-    /// Keep the packet offered, marked `lost`: in the slot it already rests in (a packet
-    /// passed on from one link to the next, unchanged), or else in a new slot. Returns the
-    /// slot.
+    /// Keep the packet offered, marked `lost` and counted as taken by one more link
+    /// ([`Packet::hops`], which wraps after 255: a count that names no place on the path): in the slot it already rests in (a packet passed on from one link
+    /// to the next, unchanged), or else in a new slot. Returns the slot.
     #[inline(always)]
     pub fn keep(&mut self, p: Offered, lost: Option<super::DropCause>) -> u32 {
         match p {
             Offered::Held(i) => {
-                self.slots[i as usize].0.lost = lost;
+                let q = &mut self.slots[i as usize].0;
+                q.lost = lost;
+                q.hops = q.hops.wrapping_add(1);
                 i
             }
-            Offered::Given(p) => self.put(Packet { lost, ..*p }),
+            Offered::Given(p) => self.put(Packet {
+                lost,
+                hops: p.hops.wrapping_add(1),
+                ..*p
+            }),
         }
     }
 

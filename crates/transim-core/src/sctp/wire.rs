@@ -43,6 +43,7 @@ pub fn emit(
         from_sender,
         lost: None,
         ecn: crate::net::Ecn::NotEct,
+        hops: 0,
         hdr: Header::Sctp(h),
     });
 }

@@ -203,6 +203,7 @@ impl TcpReceiver {
             wire: 40 + opts,
             lost: None,
             ecn: crate::net::Ecn::NotEct,
+            hops: 0,
             hdr: Header::Tcp(TcpHeader {
                 flags: fl,
                 seq: self.own_seq,

@@ -349,6 +349,7 @@ impl TcpSender {
             from_sender: true,
             lost: None,
             ecn,
+            hops: 0,
             hdr: Header::Tcp(h),
         });
     }

@@ -222,6 +222,7 @@ pub fn cell_packet(
         from_sender,
         lost: None,
         ecn: crate::net::Ecn::NotEct,
+        hops: 0,
         hdr: Header::Cell(c),
     }
 }
