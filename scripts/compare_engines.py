@@ -5,7 +5,10 @@ Every performance claim in README's Benchmarks section was measured this way: th
 one after the other, alternating, pinned to one core, and every ``run X s`` line the engine
 benchmark prints counts as one sample. The minimum is the steadiest statistic on shared
 machines (noise only adds time); the first quartile and the median show whether the minimum
-was luck. Ratios are against the first build.
+was luck. Ratios are against the first build. Where the host's speed drifts over minutes
+(one build's B5 taking 1.4-1.9 s from run to run), the minima do not settle: ``paired`` is
+the mean over the rounds of each round's ratio to the first build, with its standard error
+(the rounds run the builds in alternating order), which cancels the drift.
 
 Build each binary from its commit first, for example::
 
@@ -32,6 +35,7 @@ which do not vary at all, come from ``valgrind --tool=callgrind
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import shutil
@@ -68,17 +72,32 @@ def summarise(name: str, samples: list[float]) -> Summary:
     return Summary(name, len(s), s[0], s[len(s) // 4], statistics.median(s))
 
 
-def table(summaries: list[Summary]) -> str:
-    """The summaries with their ratios to the first one."""
+def paired(first: list[float], other: list[float]) -> tuple[float, float | None]:
+    """Mean of the per-round ratios `other / first` and its standard error (None from one
+    round): with the host's speed drifting over minutes, comparing each round's runs with
+    each other cancels the drift that the minima and quartiles keep."""
+    ratios = [b / a for a, b in zip(first, other, strict=True)]
+    if len(ratios) < 2:
+        return ratios[0], None
+    return statistics.mean(ratios), statistics.stdev(ratios) / math.sqrt(len(ratios))
+
+
+def table(summaries: list[Summary], per_round: list[list[float]] | None = None) -> str:
+    """The summaries with their ratios to the first one, and (given each build's run time
+    in every round) the paired ratio to the first."""
     base = summaries[0]
     width = max(len(s.name) for s in summaries)
     lines = []
-    for s in summaries:
-        lines.append(
+    for i, s in enumerate(summaries):
+        line = (
             f"{s.name:<{width}}  n={s.n:<4} min {s.minimum:.6f}  q1 {s.q1:.6f}  "
             f"median {s.median:.6f}   ratio min {s.minimum / base.minimum:.3f}  "
             f"q1 {s.q1 / base.q1:.3f}  median {s.median / base.median:.3f}"
         )
+        if per_round is not None and i > 0:
+            mean, se = paired(per_round[0], per_round[i])
+            line += f"  paired {mean:.3f}" + (f" ± {se:.3f}" if se is not None else "")
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -141,18 +160,29 @@ def main(argv: list[str] | None = None) -> int:
     # The same build given twice (an A/A test of the noise) keeps two sets of samples.
     names = [n if names.count(n) == 1 else f"{n}#{i + 1}" for i, n in enumerate(names)]
     samples: dict[str, list[float]] = {n: [] for n in names}
+    per_round: dict[str, list[float]] = {n: [] for n in names}
     for b in set(opts.binaries):
         evict_from_page_cache(b)
     for r in range(opts.rounds):
         print(f"round {r + 1}/{opts.rounds}", file=sys.stderr, flush=True)
-        for b, n in zip(opts.binaries, names, strict=True):
+        # Every other round in the reverse order, so that a drift within a round favours
+        # no build.
+        order = list(zip(opts.binaries, names, strict=True))
+        for b, n in order if r % 2 == 0 else reversed(order):
             try:
-                samples[n] += run_times(run_once(b, bench_args, core))
+                times = run_times(run_once(b, bench_args, core))
             except RuntimeError as e:
                 print(f"compare_engines: {e}", file=sys.stderr)
                 return 1
+            samples[n] += times
+            per_round[n].append(sum(times))
     try:
-        print(table([summarise(n, samples[n]) for n in names]))
+        print(
+            table(
+                [summarise(n, samples[n]) for n in names],
+                [per_round[n] for n in names],
+            )
+        )
     except ValueError as e:
         print(f"compare_engines: {e}", file=sys.stderr)
         return 1

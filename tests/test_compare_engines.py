@@ -72,7 +72,18 @@ def test_two_builds_alternate_and_compare(tmp_path: Path) -> None:
     # old: min 2.0, median 2.2; new: min 1.5, median 1.9 -> ratios 0.750 and 0.864.
     assert "min 2.000000" in rows[0] and "median 2.200000" in rows[0]
     assert "ratio min 0.750" in rows[1] and "median 0.864" in rows[1]
+    # Per round 1.9/2.0, 1.5/2.4, 2.5/2.2: mean 0.904, standard deviation 0.259 over three.
+    assert "paired 0.904 ± 0.149" in rows[1] and "paired" not in rows[0]
     assert "round 3/3" in done.stderr
+
+
+def test_paired_ratio_is_the_mean_of_each_round_s_ratio() -> None:
+    m = load()
+    mean, se = m.paired([2.0, 4.0, 1.0, 3.0], [1.0, 4.0, 1.5, 3.0])
+    # Ratios 0.5, 1.0, 1.5, 1.0: mean 1.0, standard deviation sqrt(0.5 / 3), over two.
+    assert mean == pytest.approx(1.0)
+    assert se == pytest.approx((0.5 / 3) ** 0.5 / 2)
+    assert m.paired([2.0], [3.0]) == (1.5, None)
 
 
 @pytest.mark.parametrize(
