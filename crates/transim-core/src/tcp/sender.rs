@@ -838,14 +838,15 @@ impl TcpSender {
             srtt: self.rtt.srtt,
             min_rtt: self.rtt.min_rtt,
             flight,
-            pipe: self.pipe_bytes(),
+            pipe: self.cc.reads_pipe().then(|| self.pipe_bytes()),
             recovering: self.snd_una < self.recover,
             delivered: self.rate.delivered,
             sample: self.rate.take_sample(self.rtt.min_rtt),
         };
         self.cc.observe(&mut self.win, &info);
         if self.cc.app_limited() {
-            self.rate.mark_app_limited(info.pipe);
+            let pipe = info.pipe.unwrap_or_else(|| self.pipe_bytes());
+            self.rate.mark_app_limited(pipe);
         }
         info
     }

@@ -222,8 +222,10 @@ pub struct AckInfo {
     /// Bytes in flight before this ACK.
     pub flight: u64,
     /// Bytes believed in the network after this ACK (the recovery variant's pipe in loss
-    /// recovery, else the bytes outstanding).
-    pub pipe: u64,
+    /// recovery, else the bytes outstanding), for an algorithm that reads it
+    /// ([`CongestionControl::reads_pipe`]; [`AckInfo::pipe`]): in SACK recovery it is
+    /// counted over the scoreboard, work the others need not pay for on every ACK.
+    pub pipe: Option<u64>,
     /// The connection is repairing a loss: this ACK leaves data outstanding at the last fast
     /// retransmit or timeout unacknowledged.
     pub recovering: bool,
@@ -231,6 +233,19 @@ pub struct AckInfo {
     pub delivered: u64,
     /// This ACK's delivery-rate sample, if it delivered data.
     pub sample: Option<super::rate::RateSample>,
+}
+
+impl AckInfo {
+    /// [`AckInfo::pipe`], for an algorithm that says it reads it.
+    ///
+    /// # Panics
+    /// If the sender did not count it: the algorithm's
+    /// [`CongestionControl::reads_pipe`] returned false (a bug in the algorithm).
+    #[inline]
+    pub fn pipe(&self) -> u64 {
+        self.pipe
+            .expect("the pipe is counted for congestion controls whose reads_pipe says so")
+    }
 }
 
 /// What a congestion control learns when it takes over a running connection.
@@ -285,6 +300,10 @@ pub trait CongestionControl {
     /// The algorithm is deliberately sending below its rate (BBR's ProbeRTT): rate samples
     /// until the data now in flight is delivered are application-limited.
     fn app_limited(&self) -> bool {
+        false
+    }
+    /// The algorithm reads [`AckInfo::pipe`] (the sender counts it only then).
+    fn reads_pipe(&self) -> bool {
         false
     }
     /// The algorithm's own path model, for those that keep one.
@@ -557,6 +576,9 @@ impl CongestionControl for Cc {
     fn app_limited(&self) -> bool {
         dispatch!(self, c => c.app_limited())
     }
+    fn reads_pipe(&self) -> bool {
+        dispatch!(self, c => c.reads_pipe())
+    }
     fn model(&self) -> Option<PathModel> {
         dispatch!(self, c => c.model())
     }
@@ -594,7 +616,7 @@ pub(crate) mod test_support {
             srtt: 0,
             min_rtt,
             flight: 0,
-            pipe: 0,
+            pipe: Some(0),
             recovering: false,
             delivered: 0,
             sample: None,

@@ -265,7 +265,7 @@ impl Bbr {
             self.pacing_gain = DRAIN_GAIN;
             self.cwnd_gain = HIGH_GAIN;
         }
-        if self.mode == Mode::Drain && a.pipe <= self.inflight(1.0, mss) {
+        if self.mode == Mode::Drain && a.pipe() <= self.inflight(1.0, mss) {
             self.enter_probe_bw(a.now);
         }
     }
@@ -291,7 +291,7 @@ impl Bbr {
         }
         let floor = MIN_PIPE_SEGMENTS * w.mss as u64;
         match self.probe_rtt_done {
-            None if a.pipe <= floor => {
+            None if a.pipe() <= floor => {
                 self.probe_rtt_done = Some(a.now + PROBE_RTT_DURATION);
                 self.probe_rtt_round_done = false;
                 self.next_round_delivered = a.delivered;
@@ -333,7 +333,7 @@ impl Bbr {
                 self.next_round_delivered = a.delivered;
                 // At least the segment being retransmitted (Linux counts it in flight;
                 // after Tahoe's go-back-N our pipe is empty until it leaves).
-                cwnd = (a.pipe + acked).max(mss);
+                cwnd = (a.pipe() + acked).max(mss);
             }
         } else if !a.recovering && self.prev_recovering {
             cwnd = cwnd.max(self.prior_cwnd);
@@ -342,7 +342,7 @@ impl Bbr {
         }
         self.prev_recovering = a.recovering;
         if self.packet_conservation {
-            cwnd = cwnd.max(a.pipe + acked).max(mss);
+            cwnd = cwnd.max(a.pipe() + acked).max(mss);
         } else if acked > 0 {
             let target = self.inflight(self.cwnd_gain, w.mss);
             if self.filled_pipe {
@@ -394,6 +394,10 @@ impl CongestionControl for Bbr {
 
     fn app_limited(&self) -> bool {
         self.mode == Mode::ProbeRtt
+    }
+
+    fn reads_pipe(&self) -> bool {
+        true
     }
 
     fn model(&self) -> Option<PathModel> {
