@@ -152,8 +152,9 @@ impl PacketStore {
     }
 
     /// Keep the packet offered, marked `lost` and counted as taken by one more link
-    /// ([`Packet::hops`], which wraps after 255: a count that names no place on the path): in the slot it already rests in (a packet passed on from one link
-    /// to the next, unchanged), or else in a new slot. Returns the slot.
+    /// ([`Packet::hops`], which wraps after 255 to a count that names no place on a path):
+    /// in the slot it already rests in (a packet passed on from one link to the next), or
+    /// else in a new slot. Returns the slot.
     #[inline(always)]
     pub fn keep(&mut self, p: Offered, lost: Option<super::DropCause>) -> u32 {
         match p {
