@@ -4,7 +4,7 @@
 //! receiver's own uplink).
 
 use super::adaptive::Adaptive;
-use super::cc::CcKind;
+use super::cc::{CcKind, CongestionControl};
 use super::receiver::TcpReceiver;
 use super::sender::TcpSender;
 use super::timers;
@@ -120,6 +120,16 @@ impl Transport for TcpConnection {
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
+        // A congestion control switched to later may read the delivery-rate state, which
+        // covers every segment in flight: keep it from the first one.
+        if self.adaptive.is_some()
+            || self
+                .switches
+                .iter()
+                .any(|&(_, kind)| kind.build().reads_delivery())
+        {
+            self.sender.rate.keep();
+        }
         if let Some(a) = &self.adaptive {
             if a.oracle.is_some() {
                 // The oracle knows the path before the first packet.
@@ -257,5 +267,59 @@ mod tests {
         let (ack, oldest) = c.hot_state(false);
         assert!(inside(ack, &c.sender));
         assert!(inside(oldest, c.sender.rtx.front().unwrap()));
+    }
+
+    /// A connection of `cc` with the given switch schedule, after its handshake and a few
+    /// rounds of data, and the packets it has in flight.
+    fn running(cc: &str, switches: Vec<(Time, CcKind)>) -> (TcpConnection, Vec<Packet>) {
+        let spec = TcpSpec {
+            cc: Some(cc.into()),
+            ..Default::default()
+        };
+        let cfg = resolve(&spec, "tcp").unwrap();
+        let sender = TcpSender::new(cfg.clone(), 0, 0, 1, None, None);
+        let mut c = TcpConnection::new(0, sender, TcpReceiver::new(cfg, 0, 1, 0), switches);
+        let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+        c.start(&mut Ctx::detached(0, &mut ev, &mut out, &mut uid));
+        for round in 1..6 {
+            let sent = std::mem::take(&mut out);
+            for p in &sent {
+                c.on_packet(p, &mut Ctx::detached(round, &mut ev, &mut out, &mut uid));
+            }
+        }
+        assert!(!c.sender.rtx.is_empty(), "data in flight");
+        (c, out)
+    }
+
+    /// The delivery-rate state is kept only for a congestion control that reads it or that a
+    /// scheduled switch will hand the connection to, and then it holds a snapshot for every
+    /// segment in flight; a switch nobody foresaw starts it with one for each as well.
+    #[test]
+    fn the_delivery_rate_state_is_kept_only_where_it_is_read() {
+        let in_step = |c: &TcpConnection| {
+            assert!(c.sender.rate.kept());
+            assert_eq!(c.sender.rate.snapshots(), c.sender.rtx.len());
+        };
+        assert!(!running("reno", vec![]).0.sender.rate.kept());
+        assert!(!running("cubic", vec![(1_000, CcKind::Reno)])
+            .0
+            .sender
+            .rate
+            .kept());
+        in_step(&running("bbr", vec![]).0);
+        in_step(&running("reno", vec![(1_000_000_000, CcKind::Bbr)]).0);
+        let (mut c, mut out) = running("reno", vec![]);
+        c.sender.switch_cc(CcKind::Bbr, 10);
+        in_step(&c);
+        // Four more half-rounds under BBR: segments acknowledged and new ones sent.
+        let (mut ev, mut uid, acked) = (EventQueue::new(), 1 << 20, c.sender.snd_una);
+        for round in 11..15 {
+            let sent = std::mem::take(&mut out);
+            for p in &sent {
+                c.on_packet(p, &mut Ctx::detached(round, &mut ev, &mut out, &mut uid));
+            }
+            in_step(&c);
+        }
+        assert!(c.sender.snd_una > acked && !c.sender.rtx.is_empty());
     }
 }

@@ -3,12 +3,113 @@
 //! (cumulatively ACKed or SACKed) the data delivered since that snapshot, over the longer of
 //! the send and ACK intervals, is one sample of the delivery rate. BBR builds its bottleneck
 //! bandwidth estimate from these samples; other algorithms may read them too.
+//!
+//! A connection keeps this state ([`RateState`]) only if its congestion control reads it,
+//! or may switch to one that does. The snapshots then live beside the retransmission queue,
+//! in step with it, so that the queue's entries stay small for every other connection.
 
 use crate::sim::Time;
+use std::collections::VecDeque;
+
+/// A connection's delivery-rate state, if it keeps one: off its sender's hot lines, which
+/// it would otherwise widen for every connection that does not.
+#[derive(Clone, Debug, Default)]
+pub struct RateState(Option<Box<Kept>>);
+
+/// The kept state: the sampler and the send snapshot of each segment in the retransmission
+/// queue, oldest first.
+#[derive(Clone, Debug, Default)]
+struct Kept {
+    rate: DeliveryRate,
+    snaps: VecDeque<SendSnapshot>,
+}
+
+impl RateState {
+    /// Keep the state from now on: called before the connection sends anything.
+    pub fn keep(&mut self) {
+        self.0.get_or_insert_with(Default::default);
+    }
+
+    /// Whether the state is kept.
+    #[inline]
+    pub fn kept(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Start keeping the state in the middle of a connection with `in_queue` segments
+    /// outstanding: they count as sent now, by an idle connection.
+    pub fn keep_from(&mut self, now: Time, in_queue: usize) {
+        let k = self.0.get_or_insert_with(Default::default);
+        let snap = k.rate.on_send(now, true);
+        k.snaps = std::iter::repeat_n(snap, in_queue).collect();
+    }
+
+    /// Payload bytes delivered so far (0 if the state is not kept).
+    #[inline]
+    pub fn delivered(&self) -> u64 {
+        self.0.as_ref().map_or(0, |k| k.rate.delivered)
+    }
+
+    /// A new segment joins the back of the retransmission queue, sent at `now` (`idle`:
+    /// nothing was outstanding).
+    #[inline]
+    pub fn on_sent_new(&mut self, now: Time, idle: bool) {
+        if let Some(k) = self.0.as_deref_mut() {
+            let snap = k.rate.on_send(now, idle);
+            k.snaps.push_back(snap);
+        }
+    }
+
+    /// The segment at position `pos` of the retransmission queue is sent again at `now`.
+    #[inline]
+    pub fn on_resent(&mut self, pos: usize, now: Time, idle: bool) {
+        if let Some(k) = self.0.as_deref_mut() {
+            k.snaps[pos] = k.rate.on_send(now, idle);
+        }
+    }
+
+    /// `bytes` of the segment at position `pos` of the retransmission queue, last sent at
+    /// `sent`, are delivered at `now`.
+    #[inline]
+    pub fn on_delivered(&mut self, pos: usize, bytes: u64, sent: Time, now: Time) {
+        if let Some(k) = self.0.as_deref_mut() {
+            let snap = k.snaps[pos];
+            k.rate.on_delivered(bytes, sent, &snap, now);
+        }
+    }
+
+    /// The oldest segment leaves the retransmission queue.
+    #[inline]
+    pub fn on_popped(&mut self) {
+        if let Some(k) = self.0.as_deref_mut() {
+            k.snaps.pop_front();
+        }
+    }
+
+    /// See [`DeliveryRate::mark_app_limited`].
+    #[inline]
+    pub fn mark_app_limited(&mut self, in_flight: u64) {
+        if let Some(k) = self.0.as_deref_mut() {
+            k.rate.mark_app_limited(in_flight);
+        }
+    }
+
+    /// The snapshots held (for tests: one per segment in the retransmission queue).
+    #[cfg(test)]
+    pub(crate) fn snapshots(&self) -> usize {
+        self.0.as_ref().map_or(0, |k| k.snaps.len())
+    }
+
+    /// See [`DeliveryRate::take_sample`] (`None` if the state is not kept).
+    #[inline]
+    pub fn take_sample(&mut self, min_rtt: Time) -> Option<RateSample> {
+        self.0.as_deref_mut()?.rate.take_sample(min_rtt)
+    }
+}
 
 /// The connection's delivery counters.
 #[derive(Clone, Debug, Default)]
-pub struct RateState {
+pub struct DeliveryRate {
     /// Payload bytes delivered (ACKed or SACKed) so far.
     pub delivered: u64,
     /// When `delivered` last grew.
@@ -75,7 +176,7 @@ impl RateSample {
     }
 }
 
-impl RateState {
+impl DeliveryRate {
     /// Snapshot for a transmission at `now`; `idle` when nothing was outstanding, which
     /// restarts the send and ACK intervals.
     #[inline]
@@ -149,7 +250,7 @@ mod tests {
     /// delivers 1000 bytes per ms: every sample after the first round says 1 MB/s.
     #[test]
     fn steady_stream_samples_the_sending_rate() {
-        let mut st = RateState::default();
+        let mut st = DeliveryRate::default();
         let mut sent: Vec<(Time, SendSnapshot)> = vec![];
         let mut samples = vec![];
         for k in 0..100u64 {
@@ -168,7 +269,7 @@ mod tests {
         assert_eq!(first.interval, Some(10 * MS));
         assert!((first.rate().unwrap() - 1e5).abs() < 1e-6);
         // A sample over less than the minimum RTT is not a rate.
-        let mut short = RateState::default();
+        let mut short = DeliveryRate::default();
         let snap = short.on_send(0, true);
         short.on_delivered(1000, 0, &snap, 5 * MS);
         assert_eq!(short.take_sample(10 * MS).unwrap().interval, None);
@@ -181,7 +282,7 @@ mod tests {
     /// Two segments delivered by one ACK: the sample follows the most recently sent one.
     #[test]
     fn one_ack_delivering_two_segments_samples_the_newer() {
-        let mut st = RateState::default();
+        let mut st = DeliveryRate::default();
         let a = st.on_send(0, true);
         st.on_delivered(500, 0, &a, 5 * MS);
         st.take_sample(MS);
@@ -200,7 +301,7 @@ mod tests {
     /// As the draft says: the mark clears once more than the marked amount is delivered.
     #[test]
     fn app_limited_marks_samples_until_its_data_is_delivered() {
-        let mut st = RateState::default();
+        let mut st = DeliveryRate::default();
         st.mark_app_limited(1000);
         let a = st.on_send(0, true);
         assert!(a.app_limited);
@@ -212,5 +313,52 @@ mod tests {
         assert!(st.take_sample(MS).unwrap().app_limited);
         let c = st.on_send(20 * MS, true);
         assert!(!c.app_limited);
+    }
+
+    /// Kept, the connection's state gives the samples a sampler fed the same transmissions
+    /// directly gives, each delivery paired with its own segment's snapshot by position;
+    /// not kept, it gives none and counts nothing.
+    #[test]
+    fn the_kept_state_pairs_each_delivery_with_its_segment() {
+        let (mut kept, mut not) = (RateState::default(), RateState::default());
+        kept.keep();
+        let mut direct = DeliveryRate::default();
+        let mut snaps = VecDeque::new();
+        for (k, st) in [&mut kept, &mut not].into_iter().enumerate() {
+            for i in 0..4u64 {
+                st.on_sent_new(i * MS, i == 0);
+                if k == 0 {
+                    snaps.push_back(direct.on_send(i * MS, i == 0));
+                }
+            }
+        }
+        // The third segment is SACKed first, then the first two are ACKed and leave.
+        let samples = |st: &mut RateState| {
+            st.on_delivered(2, 1000, 2 * MS, 12 * MS);
+            let a = st.take_sample(MS);
+            st.on_delivered(0, 1000, 0, 14 * MS);
+            st.on_delivered(1, 1000, MS, 14 * MS);
+            st.on_popped();
+            st.on_popped();
+            let b = st.take_sample(MS);
+            // Position 0 is now the third segment, already delivered; the fourth is resent.
+            st.on_resent(1, 15 * MS, false);
+            st.on_delivered(1, 1000, 15 * MS, 25 * MS);
+            (a, b, st.take_sample(MS))
+        };
+        direct.on_delivered(1000, 2 * MS, &snaps[2], 12 * MS);
+        let a = direct.take_sample(MS);
+        direct.on_delivered(1000, 0, &snaps[0], 14 * MS);
+        direct.on_delivered(1000, MS, &snaps[1], 14 * MS);
+        let b = direct.take_sample(MS);
+        let resent = direct.on_send(15 * MS, false);
+        direct.on_delivered(1000, 15 * MS, &resent, 25 * MS);
+        let c = direct.take_sample(MS);
+        assert!(a.is_some() && b.is_some() && c.is_some());
+        assert_eq!(samples(&mut kept), (a, b, c));
+        assert_eq!(kept.delivered(), 4000);
+        assert_eq!(kept.snapshots(), 2);
+        assert_eq!(samples(&mut not), (None, None, None));
+        assert_eq!((not.delivered(), not.snapshots()), (0, 0));
     }
 }

@@ -86,8 +86,8 @@ impl TcpSender {
         let (index, start, len) = (seg.index, seg.start, seg.end - seg.start);
         if !seg.delivered {
             seg.delivered = true;
-            let (sent, snap) = (seg.sent, seg.snap);
-            self.rate.on_delivered(len, sent, &snap, now);
+            let sent = seg.sent;
+            self.rate.on_delivered(i, len, sent, now);
         }
         self.sack.index.mark(index, len);
         if start >= self.sack.lost_to {

@@ -5,7 +5,7 @@
 
 use super::cc::{AckInfo, Cc, CcKind, CongestionControl, HandOver, Window};
 use super::config::{CwndUnit, HalvingBase, Nagle, TcpConfig};
-use super::rate::{RateState, SendSnapshot};
+use super::rate::RateState;
 use super::rtt::RttEstimator;
 use super::timers;
 use super::trace::FlowTrace;
@@ -62,8 +62,6 @@ pub(crate) struct SentSeg {
     pub(crate) wire: u32,
     /// Counted as delivered by the rate sampler (ACKed or SACKed once).
     pub(crate) delivered: bool,
-    /// The connection's delivery state when this transmission left.
-    pub(crate) snap: SendSnapshot,
 }
 
 impl SentSeg {
@@ -229,8 +227,13 @@ impl TcpSender {
             cfg.rto_max,
             cfg.clock_granularity,
         );
+        let cc = cfg.cc.build();
+        let mut rate = RateState::default();
+        if cc.reads_delivery() {
+            rate.keep();
+        }
         TcpSender {
-            cc: cfg.cc.build(),
+            cc,
             flow,
             node,
             peer,
@@ -269,7 +272,7 @@ impl TcpSender {
             capacity: Default::default(),
             loss_est: Default::default(),
             last_new: (Time::MAX, 0),
-            rate: RateState::default(),
+            rate,
             pace_next: 0,
             pace_timer: Timer::default(),
             cc_rng: Rng::stream(flow as u64, "cc"),
@@ -642,9 +645,7 @@ impl TcpSender {
         ctx: &mut Ctx,
     ) {
         let end = start + len + fin as u64;
-        let snap = self
-            .rate
-            .on_send(ctx.now, self.snd_una >= self.snd_max.max(1));
+        let idle = self.snd_una >= self.snd_max.max(1);
         if let Some(rate) = self.pacing_rate() {
             let gap = (len.max(1) as f64 * 1e9 / rate) as Time;
             self.pace_next = self.pace_next.max(ctx.now) + gap;
@@ -662,6 +663,7 @@ impl TcpSender {
                 self.sack.index.reserve(self.rtx.len() + 1, segs);
                 self.sack.index.push(index);
             }
+            self.rate.on_sent_new(ctx.now, idle);
             self.rtx.push_back(SentSeg {
                 paired,
                 wire: self.header_bytes(false) + len as u32,
@@ -676,7 +678,6 @@ impl TcpSender {
                 rtx_high: 0,
                 rtx_lost_seen: false,
                 delivered: false,
-                snap,
             });
             (index, 1)
         } else {
@@ -685,8 +686,8 @@ impl TcpSender {
             seg.tx = seg.tx.saturating_add(1);
             seg.retx = true;
             seg.sent = ctx.now;
-            seg.snap = snap;
             seg.rtx_high = self.snd_max;
+            self.rate.on_resent(i, ctx.now, idle);
             let (seg_start, index, tx) = (seg.start, seg.index, seg.tx);
             self.recovery_on_resent(seg_start, self.snd_max);
             match rtx {
@@ -761,7 +762,7 @@ impl TcpSender {
             if seg.end <= ack {
                 if !seg.delivered {
                     self.rate
-                        .on_delivered(seg.end - seg.start, seg.sent, &seg.snap, ctx.now);
+                        .on_delivered(0, seg.end - seg.start, seg.sent, ctx.now);
                 }
                 any_retx |= seg.retx;
                 newest_sent = Some(seg.sent);
@@ -777,12 +778,13 @@ impl TcpSender {
                     single = Some(*seg);
                 }
                 self.rtx.pop_front();
+                self.rate.on_popped();
             } else {
                 if seg.start < ack {
                     any_retx |= seg.retx;
                     if !seg.delivered {
                         self.rate
-                            .on_delivered(ack - seg.start, seg.sent, &seg.snap, ctx.now);
+                            .on_delivered(0, ack - seg.start, seg.sent, ctx.now);
                     }
                     seg.start = ack;
                 }
@@ -838,9 +840,9 @@ impl TcpSender {
             srtt: self.rtt.srtt,
             min_rtt: self.rtt.min_rtt,
             flight,
-            pipe: self.cc.reads_pipe().then(|| self.pipe_bytes()),
+            pipe: self.cc.reads_delivery().then(|| self.pipe_bytes()),
             recovering: self.snd_una < self.recover,
-            delivered: self.rate.delivered,
+            delivered: self.rate.delivered(),
             sample: self.rate.take_sample(self.rtt.min_rtt),
         };
         self.cc.observe(&mut self.win, &info);
@@ -938,6 +940,11 @@ impl TcpSender {
     /// from the connection (cwnd and ssthresh are kept); the old one is dropped.
     pub fn switch_cc(&mut self, kind: super::cc::CcKind, now: Time) {
         let mut cc = kind.build();
+        if cc.reads_delivery() && !self.rate.kept() {
+            // Not foreseen when the connection started (it keeps the state from the start
+            // for a scheduled or adaptive switch): the segments in flight count as sent now.
+            self.rate.keep_from(now, self.rtx.len());
+        }
         let h = self.hand_over_info(now);
         cc.hand_over(&self.win, &h);
         self.cc = cc;

@@ -223,15 +223,17 @@ pub struct AckInfo {
     pub flight: u64,
     /// Bytes believed in the network after this ACK (the recovery variant's pipe in loss
     /// recovery, else the bytes outstanding), for an algorithm that reads it
-    /// ([`CongestionControl::reads_pipe`]; [`AckInfo::pipe`]): in SACK recovery it is
+    /// ([`CongestionControl::reads_delivery`]; [`AckInfo::pipe`]): in SACK recovery it is
     /// counted over the scoreboard, work the others need not pay for on every ACK.
     pub pipe: Option<u64>,
     /// The connection is repairing a loss: this ACK leaves data outstanding at the last fast
     /// retransmit or timeout unacknowledged.
     pub recovering: bool,
-    /// Payload bytes delivered (ACKed or SACKed) so far, this ACK included.
+    /// Payload bytes delivered (ACKed or SACKed) so far, this ACK included; counted only for
+    /// an algorithm that [reads it](CongestionControl::reads_delivery), 0 for the others.
     pub delivered: u64,
-    /// This ACK's delivery-rate sample, if it delivered data.
+    /// This ACK's delivery-rate sample, if it delivered data; taken only for an algorithm
+    /// that [reads it](CongestionControl::reads_delivery), `None` for the others.
     pub sample: Option<super::rate::RateSample>,
 }
 
@@ -240,11 +242,11 @@ impl AckInfo {
     ///
     /// # Panics
     /// If the sender did not count it: the algorithm's
-    /// [`CongestionControl::reads_pipe`] returned false (a bug in the algorithm).
+    /// [`CongestionControl::reads_delivery`] returned false (a bug in the algorithm).
     #[inline]
     pub fn pipe(&self) -> u64 {
         self.pipe
-            .expect("the pipe is counted for congestion controls whose reads_pipe says so")
+            .expect("the pipe is counted for congestion controls whose reads_delivery says so")
     }
 }
 
@@ -302,8 +304,10 @@ pub trait CongestionControl {
     fn app_limited(&self) -> bool {
         false
     }
-    /// The algorithm reads [`AckInfo::pipe`] (the sender counts it only then).
-    fn reads_pipe(&self) -> bool {
+    /// The algorithm reads the connection's delivery state: [`AckInfo::pipe`],
+    /// [`AckInfo::delivered`] and [`AckInfo::sample`] (the sender counts the pipe and keeps
+    /// the delivery-rate state only then; see [`super::rate`]).
+    fn reads_delivery(&self) -> bool {
         false
     }
     /// The algorithm's own path model, for those that keep one.
@@ -576,8 +580,8 @@ impl CongestionControl for Cc {
     fn app_limited(&self) -> bool {
         dispatch!(self, c => c.app_limited())
     }
-    fn reads_pipe(&self) -> bool {
-        dispatch!(self, c => c.reads_pipe())
+    fn reads_delivery(&self) -> bool {
+        dispatch!(self, c => c.reads_delivery())
     }
     fn model(&self) -> Option<PathModel> {
         dispatch!(self, c => c.model())

@@ -396,7 +396,7 @@ impl CongestionControl for Bbr {
         self.mode == Mode::ProbeRtt
     }
 
-    fn reads_pipe(&self) -> bool {
+    fn reads_delivery(&self) -> bool {
         true
     }
 
