@@ -34,3 +34,33 @@ def test_bench_sack_pair_reports_s1_against_s0() -> None:
     assert rows["S1"][-1].endswith("x")
     # Both runs move hundreds of thousands of packets (the scoreboard is exercised).
     assert int(rows["S1"][3].replace(",", "")) > 300_000
+
+
+def test_scale_table_states_both_ratios_against_their_targets() -> None:
+    """B4's 10,000-flow run against one flow, and B5's hop against B1's, each beside its
+    target (rows as run_scale builds them; figures chosen so the ratios are exact)."""
+    from transim.bench import render_scale
+
+    def row(label: str, run_ns: float, hop_ns: float) -> dict[str, float | str | int]:
+        return {
+            "label": label,
+            "packets": 1000,
+            "hops": 5000,
+            "wall": 1.0,
+            "ns_per_packet": run_ns * 1.5,
+            "ns_per_hop": hop_ns,
+            "events_per_packet": 4.5,
+            "peak_rss_mb": 30.0,
+            "run_ns_per_packet": run_ns,
+        }
+
+    rows = [
+        row("B4 1 flows", 100.0, 20.0),
+        row("B4 10,000 flows", 175.0, 40.0),
+        row("B5 fat tree k=16", 900.0, 90.0),
+    ]
+    text = render_scale(rows, [{"name": "B1", "ns_per_hop": 36.0}])
+    assert "B4 10,000 flows / 1 flow, run ns per packet: 1.75x (target <= 1.5x)" in text
+    assert "B5 per packet-hop / B1 per packet-hop: 2.50x (target <= 2x)" in text
+    # Without the one-flow run there is nothing to compare the 10,000 flows with.
+    assert "B4 10,000 flows /" not in render_scale(rows[1:], [])

@@ -283,6 +283,12 @@ def render_scale(rows: list[dict[str, Any]], ip_rows: list[dict[str, Any]]) -> s
             f"{r['ns_per_packet']:>7.0f} {r['ns_per_hop']:>7.0f} {r['events_per_packet']:>6.2f} "
             f"{r['peak_rss_mb']:>8.1f} {ratio} {r['run_ns_per_packet']:>10.0f} {run_ratio}"
         )
+    many = next((r for r in rows if r["label"] == "B4 10,000 flows"), None)
+    if one and many:
+        lines.append(
+            "B4 10,000 flows / 1 flow, run ns per packet: "
+            f"{many['run_ns_per_packet'] / one['run_ns_per_packet']:.2f}x (target <= 1.5x)"
+        )
     b1 = next((r for r in ip_rows if r["name"] == "B1"), None)
     b5 = next((r for r in rows if r["label"].startswith("B5")), None)
     if b1 and b5:
