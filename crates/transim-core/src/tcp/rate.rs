@@ -25,7 +25,8 @@ struct Kept {
 }
 
 impl RateState {
-    /// Keep the state from now on: called before the connection sends anything.
+    /// Keep the state from now on: called before the connection sends anything (in the
+    /// middle of a connection, [`RateState::keep_from`]).
     pub fn keep(&mut self) {
         self.0.get_or_insert_with(Default::default);
     }
@@ -37,8 +38,12 @@ impl RateState {
     }
 
     /// Start keeping the state in the middle of a connection with `in_queue` segments
-    /// outstanding: they count as sent now, by an idle connection.
+    /// outstanding: they count as sent now, by an idle connection. Nothing changes if it
+    /// is kept already.
     pub fn keep_from(&mut self, now: Time, in_queue: usize) {
+        if self.kept() {
+            return;
+        }
         let k = self.0.get_or_insert_with(Default::default);
         let snap = k.rate.on_send(now, true);
         k.snaps = std::iter::repeat_n(snap, in_queue).collect();
