@@ -16,17 +16,23 @@ use crate::transport::{Ctx, Detail, DropSite, FlowFacts, Series, TimerId, Transp
 use std::collections::BTreeMap;
 
 /// One TCP connection: both ends and their books.
+///
+/// In this order (`repr(C)`): a data packet reads the receiver and then `unrepaired`, which
+/// follows it within the lines fetched ahead of a delivery ([`Transport::hot_state`]); with
+/// the compiler's order it lay alone on a line of its own, a cache miss per data packet
+/// with many flows.
+#[repr(C)]
 pub struct TcpConnection {
+    /// Receiving endpoint.
+    pub receiver: TcpReceiver,
+    /// Dropped transmissions per data segment not yet repaired (ground truth for N_R).
+    pub unrepaired: BTreeMap<u32, u64>,
     /// Flow index.
     pub flow: u32,
     /// Sending endpoint.
     pub sender: TcpSender,
-    /// Receiving endpoint.
-    pub receiver: TcpReceiver,
     /// Scheduled congestion-control switches (time, algorithm).
     pub switches: Vec<(Time, CcKind)>,
-    /// Dropped transmissions per data segment not yet repaired (ground truth for N_R).
-    pub unrepaired: BTreeMap<u32, u64>,
     /// Dropped data packets repaired by a retransmission sent in fast recovery (N_R).
     pub recovered_fast: u64,
     /// Dropped data packets repaired by a retransmission sent after a timeout.
