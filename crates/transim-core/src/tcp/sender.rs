@@ -627,8 +627,12 @@ impl TcpSender {
     }
 
     /// Nothing to send although the window has room: the application is the limit, and
-    /// delivery-rate samples say so until the data in flight is delivered.
+    /// delivery-rate samples say so until the data in flight is delivered (if the
+    /// connection keeps them: else there is nothing to mark, and nothing to check).
     fn note_app_limited(&mut self) {
+        if !self.rate.kept() {
+            return;
+        }
         let mss = self.win.mss as u64;
         if self.data_end().saturating_sub(self.snd_max) < mss && self.cwnd_allows(mss, true) {
             self.rate.mark_app_limited(self.flight());
