@@ -10,9 +10,9 @@ A scenario is a dict, a path to a TOML file, or TOML text. Errors in it raise
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from . import _core
 from .result import Result
@@ -21,6 +21,7 @@ from .tracefile import TraceWriter, read_trace
 
 __all__ = [
     "run",
+    "run_prepared",
     "validate",
     "Result",
     "ScenarioError",
@@ -36,7 +37,7 @@ class Interrupted(KeyboardInterrupt):
     """Ctrl-C stopped a run; ``.result`` holds its results up to the stop (``stopped_at``)."""
 
     def __init__(self, result: Result) -> None:
-        super().__init__(f"interrupted at {result.summary['stopped_at']:.6f} s simulated")
+        super().__init__(f"interrupted at {result.stopped_at or 0.0:.6f} s simulated")
         self.result = result
 
 
@@ -69,6 +70,31 @@ def run(
     estimated size (2 GiB by default; a run above it is refused before it starts).
     """
     doc, source = prepare(scenario, overrides, seed)
+    return run_prepared(
+        doc,
+        source,
+        trace_flows=trace_flows,
+        trace_packets=trace_packets,
+        pcap=pcap,
+        pcap_links=pcap_links,
+        progress=progress,
+        trace_dir=trace_dir,
+    )
+
+
+def run_prepared(
+    doc: dict[str, Any],
+    source: str,
+    trace_flows: bool | None = None,
+    trace_packets: bool | None = None,
+    pcap: str | Path | None = None,
+    pcap_links: list[str] | None = None,
+    progress: Callable[[float, int], bool | None] | None = None,
+    trace_dir: str | Path | None = None,
+) -> Result:
+    """:func:`run` for a scenario :func:`transim.scenario.prepare` has loaded (``doc``, which
+    this may edit, and its ``source`` label for errors): a caller that has read the scenario
+    once need not read it again."""
     if not isinstance(doc.get("trace", {}), dict):
         # Let the schema name the field rather than failing here.
         trace_flows = trace_packets = pcap = None
@@ -93,7 +119,14 @@ def run(
         raise ScenarioError(str(e), path="trace.pcap.dir", source=source) from None
     finally:
         files = writer.close() if writer is not None else []
-    result = Result(json.loads(raw["result"]), raw["flow_traces"], raw["packet_trace"], doc)
+    result = Result(
+        None,
+        raw["flow_traces"],
+        raw["packet_trace"],
+        doc,
+        text=raw["result"],
+        stopped_at=raw["stopped_at"],
+    )
     result.trace_files = files
     if raw["interrupted"]:
         raise Interrupted(result)

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__, run
+from . import __version__
 from .scenario import ScenarioError, validate
 from .studies import STUDIES
 
@@ -18,11 +18,15 @@ def _scenario_stem(path: str) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from . import Interrupted
-    from .progress import Progress, seconds
+    from . import Interrupted, run_prepared
+    from .progress import Progress
+    from .scenario import duration_seconds, prepare
+    from .summary_table import TERMINAL_ROWS
 
     plot = args.plot is not None
-    duration = seconds(validate(Path(args.scenario), args.set)["duration"])
+    # Read once: a scenario of 100,000 flows takes seconds to parse.
+    doc, source = prepare(Path(args.scenario), args.set, args.seed)
+    duration = duration_seconds(doc, source)
     watch = Progress(duration, show=sys.stderr.isatty() and not args.quiet, max_wall=args.max_wall)
     interrupted = False
     out = Path(args.out) if args.out else Path("out") / _scenario_stem(args.scenario)
@@ -34,10 +38,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         # tens of MB more for a long streamed run (measured: 188 vs 210 MB peak).
         pa.set_memory_pool(pa.system_memory_pool())
     try:
-        result = run(
-            Path(args.scenario),
-            overrides=args.set,
-            seed=args.seed,
+        result = run_prepared(
+            doc,
+            source,
             trace_flows=True if tracing else None,
             trace_packets=True if tracing else None,
             pcap=args.pcap,
@@ -50,10 +53,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         result, interrupted = e.result, True
     finally:
         watch.close()
-    stopped = result.summary["stopped_at"]
-    if not args.quiet:
-        print(result.table())
+    stopped = result.stopped_at
+    # The files first: they hold the results whatever happens to the terminal, and are
+    # written from the engine's text before the table reads the summary.
     written = result.write(out) + result.trace_files
+    if not args.quiet:
+        print(result.table(limit=None if args.all_rows else TERMINAL_ROWS))
     if plot:
         from .plots import plot_cwnd, plot_sequence
 
@@ -302,6 +307,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="capture only these link directions (default: all)",
     )
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    r.add_argument(
+        "--all-rows",
+        action="store_true",
+        help="print a row for every flow and link direction (by default at most 50 of each: "
+        "the first flows, the busiest links; flows.csv and links.csv always hold all)",
+    )
     r.add_argument(
         "--max-wall",
         type=positive_float,

@@ -225,6 +225,16 @@ def to_json(doc: Mapping[str, Any]) -> str:
     return json.dumps(doc, default=str)
 
 
+def duration_seconds(doc: Mapping[str, Any], source: str = "") -> float:
+    """The simulated seconds a prepared scenario asks for, read without checking the rest of
+    it (the run checks that): for a progress bar before a large scenario's run."""
+    try:
+        return float(_core.duration_seconds(to_json(doc)))
+    except _core.ScenarioError as e:
+        message, path, detail = e.args
+        raise ScenarioError(message, path=path, detail=detail, source=source) from None
+
+
 def validate(scenario: ScenarioLike, overrides: list[str] | None = None) -> dict[str, Any]:
     """Check a scenario against the engine's schema; return it normalised (units resolved)."""
     doc, source = prepare(scenario, overrides)

@@ -207,3 +207,23 @@ fn missing_fields_are_named_by_their_own_path() {
     });
     check(&e, "topology.bottleneck.rate", &["missing field `rate`"]);
 }
+
+#[test]
+fn the_duration_alone_is_read_and_checked_as_in_the_whole_scenario() {
+    use transim_core::scenario::build::duration;
+    let mut v = base();
+    v["duration"] = json!("12.5s");
+    // Fields the full parse would refuse are not read.
+    v["flows"] = json!("not a list");
+    assert_eq!(duration(&v.to_string()).unwrap().0, 12_500_000_000);
+    assert_eq!(duration(r#"{"duration": 0.25}"#).unwrap().0, 250_000_000);
+    let e = duration(r#"{"flows": []}"#).unwrap_err();
+    check(&e, "duration", &["missing field `duration`"]);
+    for bad in [json!("ten seconds"), json!(-1), json!([1])] {
+        let whole = with(|v| v["duration"] = bad.clone());
+        let alone = duration(&json!({ "duration": bad }).to_string()).unwrap_err();
+        check(&alone, "duration", &[]);
+        assert_eq!(alone.message, whole.message, "{bad}");
+    }
+    assert!(duration("[1, 2]").is_err());
+}

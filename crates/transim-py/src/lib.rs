@@ -42,6 +42,14 @@ fn validate(scenario_json: &str) -> PyResult<String> {
     serde_json::to_string(&sc).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// The simulated time a scenario asks for (its `duration`), in seconds, read without parsing
+/// the rest of it; raises ScenarioError when the duration is missing or invalid.
+#[pyfunction]
+fn duration_seconds(scenario_json: &str) -> PyResult<f64> {
+    let d = transim_core::scenario::build::duration(scenario_json).map_err(scenario_err)?;
+    Ok(d.0 as f64 * 1e-9)
+}
+
 /// What a scenario builds (nodes, link directions, flows, each TCP flow's resolved options),
 /// as JSON text; for translators to other simulators.
 #[pyfunction]
@@ -104,7 +112,8 @@ fn fail(slot: &Mutex<Option<PyErr>>, e: PyErr) {
     }
 }
 
-/// Run a scenario. Returns a dict: `result` (JSON text of the summary), `flow_traces` (a list
+/// Run a scenario. Returns a dict: `result` (JSON text of the summary), `stopped_at` (the
+/// summary's, as a number or None), `stages` (wall seconds of each stage), `flow_traces` (a list
 /// with a dict of numpy arrays or None per flow), `packet_trace` (a dict of numpy arrays or
 /// None) and `interrupted` (True when Ctrl-C stopped the run; the results then cover the
 /// simulated time up to `stopped_at`).
@@ -182,6 +191,7 @@ fn run<'py>(
         serde_json::to_string(&out.result).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     d.set_item("result", text)?;
     d.set_item("interrupted", interrupted.load(Ordering::Relaxed))?;
+    d.set_item("stopped_at", out.result.stopped_at)?;
     let stages = PyDict::new(py);
     stages.set_item("parse", out.stages.parse)?;
     stages.set_item("build", out.stages.build)?;
@@ -202,6 +212,26 @@ fn run<'py>(
         None => d.set_item("packet_trace", py.None())?,
     }
     Ok(d)
+}
+
+/// Write a run's summary files into the folder `out_dir` (which must exist): `results.json`
+/// (the summary JSON text `summary_json`, indented as Python's `json.dumps(..., indent=2)`),
+/// `flows.csv` and `links.csv` (one row per flow or link direction, nested fields as dotted
+/// columns). Returns the paths written; raises OSError when a file cannot be written and
+/// ValueError when the summary is not JSON with lists of flow and link records.
+#[pyfunction]
+fn write_summary(py: Python<'_>, summary_json: &str, out_dir: &str) -> PyResult<Vec<String>> {
+    let dir = std::path::Path::new(out_dir);
+    let written = py.detach(|| transim_core::results::files::write_summary(summary_json, dir));
+    match written {
+        Ok(paths) => Ok(paths.iter().map(|p| p.display().to_string()).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            Err(PyValueError::new_err(e.to_string()))
+        }
+        Err(e) => Err(PyOSError::new_err(format!(
+            "cannot write the results into {out_dir}: {e}"
+        ))),
+    }
 }
 
 /// Stationary loss rate, mean loss-burst length, bad-state probability and mean bad sojourn of
@@ -277,6 +307,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
     m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;
     m.add_function(wrap_pyfunction!(jain, m)?)?;
+    m.add_function(wrap_pyfunction!(write_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -11,7 +11,9 @@ use crate::trace::PacketTrace;
 use crate::transport::{Detail, FlowFacts, Series};
 use serde::Serialize;
 
+pub mod csv_table;
 mod drops;
+pub mod files;
 pub use drops::{Causes, Drops};
 
 /// Summary of one flow: the engine's books, and the transport's own results beside them

@@ -19,21 +19,48 @@ pub fn parse(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
 }
 
 fn deserialize(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
-    serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if path == "." { String::new() } else { path };
-        let message = e.into_inner().to_string();
-        // A missing field is named by its own path, not its table's.
-        let missing = message
-            .strip_prefix("missing field `")
-            .and_then(|m| m.split('`').next());
-        let path = match missing {
-            Some(field) if path.is_empty() => field.to_string(),
-            Some(field) => format!("{path}.{field}"),
-            None => path,
-        };
-        ScenarioError::new(path, message)
-    })
+    serde_path_to_error::deserialize::<_, Scenario>(value).map_err(located)
+}
+
+/// The simulated time a scenario (JSON text) asks for, its `duration`, read without reading
+/// the rest: for a progress display before a run of 100,000 flows has parsed them all.
+pub fn duration(json: &str) -> Result<super::units::Duration, ScenarioError> {
+    /// The one field read, first as it is written: the others are skipped unchecked.
+    #[derive(serde::Deserialize)]
+    struct Written {
+        duration: Option<serde_json::Value>,
+    }
+    /// Then checked as the whole scenario's parse checks it (the same messages).
+    #[derive(serde::Deserialize)]
+    struct OnlyDuration {
+        duration: super::units::Duration,
+    }
+    let written: Written = serde_json::from_str(json)
+        .map_err(|e| ScenarioError::new("", format!("not a scenario (a JSON object): {e}")))?;
+    let mut only = serde_json::Map::new();
+    if let Some(d) = written.duration {
+        only.insert("duration".into(), d);
+    }
+    let only: OnlyDuration =
+        serde_path_to_error::deserialize(serde_json::Value::Object(only)).map_err(located)?;
+    Ok(only.duration)
+}
+
+/// A deserialisation error as a scenario error at the field it names.
+fn located<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioError {
+    let path = e.path().to_string();
+    let path = if path == "." { String::new() } else { path };
+    let message = e.into_inner().to_string();
+    // A missing field is named by its own path, not its table's.
+    let missing = message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.split('`').next());
+    let path = match missing {
+        Some(field) if path.is_empty() => field.to_string(),
+        Some(field) => format!("{path}.{field}"),
+        None => path,
+    };
+    ScenarioError::new(path, message)
 }
 
 /// Parameters of one link direction before it becomes a [`Link`].

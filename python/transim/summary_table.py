@@ -1,0 +1,149 @@
+"""The plain-text summary of a run that ``transim run`` prints: flows, SCTP paths and
+streams, congestion-control models, link directions and the packet books.
+
+A run of thousands of flows would print a row for each; ``limit`` keeps the first flows and
+the busiest link directions and adds a line for all the flows together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _core
+from .format import fmt_rate, fmt_time
+
+#: Rows of flows and of link directions ``transim run`` prints at most.
+TERMINAL_ROWS = 50
+
+
+def render(s: dict[str, Any], limit: int | None = None) -> str:
+    """The summary ``s`` as text; with ``limit``, at most that many flow and link rows."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1 row, got {limit}")
+    flows: list[dict[str, Any]] = s["flows"]
+    links: list[dict[str, Any]] = s["links"]
+    shown = flows if limit is None else flows[:limit]
+    lines = [
+        f"scenario {s['name']!r}  seed {s['seed']}  simulated {s['simulated_time']:.3f} s  "
+        f"events {s['events']:,}",
+        "",
+    ]
+    head = (
+        f"{'flow':<10} {'protocol':<18} {'goodput':>11} {'completion':>10} "
+        f"{'sent':>8} {'rtx':>6} {'fast':>5} {'RTOs':>5} {'drops':>6} {'srtt':>9}"
+    )
+    lines += [head, "-" * len(head)]
+    for f in shown:
+        done = fmt_time(f["completion_time"]) if f["completion_time"] is not None else "-"
+        drops = sum(f["data_drops"].values())
+        lines.append(
+            f"{f['name']:<10} {_variant(f):<18} {fmt_rate(f['goodput_bps']):>11} "
+            f"{done:>10} {_data_sent(f):>8} {f['retransmissions']:>6} "
+            f"{f['fast_retransmits']:>5} {f['timeouts']:>5} {drops:>6} {fmt_time(f['srtt']):>9}"
+        )
+    if len(shown) < len(flows):
+        lines += _all_flows(flows, len(shown))
+    sctp = [f for f in shown if f.get("protocol") == "sctp"]
+    if sctp:
+        lines.append("")
+        head = (
+            f"{'flow':<10} {'path / stream':<18} {'state':>8} {'cwnd':>8} {'srtt':>9} "
+            f"{'bytes':>10} {'first':>10} {'last':>10}"
+        )
+        lines += ["SCTP destinations and streams", head, "-" * len(head)]
+        for f in sctp:
+            for k, p in enumerate(f["paths"]):
+                srtt = fmt_time(p["srtt"]) if p["srtt"] is not None else "-"
+                state = "active" if p["active"] else "down"
+                lines.append(
+                    f"{f['name']:<10} {f'{k}: ' + p['src'] + '->' + p['dst']:<18} "
+                    f"{state:>8} {p['cwnd']:>8} {srtt:>9} {p['data_bytes']:>10}"
+                )
+            for st in f["streams"]:
+                first, last = st["first_delivery"], st["last_delivery"]
+                lines.append(
+                    f"{f['name']:<10} {'stream ' + str(st['sid']):<18} {'':>8} {'':>8} "
+                    f"{'':>9} {st['bytes']:>10} "
+                    f"{fmt_time(first) if first is not None else '-':>10} "
+                    f"{fmt_time(last) if last is not None else '-':>10}"
+                )
+            for t, a, b in f["failovers"]:
+                lines.append(f"{f['name']:<10} failover from path {a} to {b} at {t:.3f} s")
+    models = [f for f in shown if f.get("cc_model")]
+    if models:
+        lines.append("")
+        head = (
+            f"{'flow':<10} {'cc':<9} {'state':<10} {'bandwidth':>11} {'min RTT':>9} {'pacing':>11}"
+        )
+        lines += ["congestion control's path model at the end", head, "-" * len(head)]
+        for f in models:
+            m = f["cc_model"]
+            rtt = fmt_time(m["min_rtt"]) if m["min_rtt"] is not None else "-"
+            pacing = fmt_rate(f["pacing_rate_bps"]) if f["pacing_rate_bps"] else "-"
+            lines.append(
+                f"{f['name']:<10} {f['cc']:<9} {m['state']:<10} "
+                f"{fmt_rate(m['bandwidth_bps']):>11} {rtt:>9} {pacing:>11}"
+            )
+    lines.append("")
+    head = (
+        f"{'link':<10} {'rate':>10} {'util':>6} {'in':>9} {'q drops':>8} "
+        f"{'loss drops':>10} {'mean q':>7} {'max q':>6}"
+    )
+    lines += [head, "-" * len(head)]
+    cells = False
+    busy = [x for x in links if x["packets_in"] > 0]
+    if limit is not None and len(busy) > limit:
+        busy = sorted(busy, key=lambda x: (-x["utilisation"], -x["packets_in"]))[:limit]
+    for x in busy:
+        # ATM links count cells; EPD/PPD discards are queue drops of the port.
+        unit = "c" if x.get("unit") == "cells" else "p"
+        cells |= unit == "c"
+        qd = x["drops"]["queue"] + x["drops"].get("epd", 0) + x["drops"].get("ppd", 0)
+        lines.append(
+            f"{x['name']:<10} {fmt_rate(x['rate_bps']):>10} {x['utilisation']:>6.1%} "
+            f"{x['packets_in']:>8}{unit} {qd:>8} "
+            f"{x['drops']['loss_model'] + x['drops']['script']:>10} "
+            f"{x['mean_queue_packets']:>7.2f} {x['max_queue_packets']:>6}"
+        )
+    if cells:
+        lines.append("(c: cells on ATM links, p: packets; queue drops include EPD and PPD)")
+    carried = sum(x["packets_in"] > 0 for x in links)
+    if len(busy) < carried:
+        lines.append(
+            f"(the {len(busy)} busiest of {carried:,} link directions that carried packets; "
+            "all are in links.csv)"
+        )
+    c = s["conservation"]
+    lines.append("")
+    lines.append(
+        f"packets: sent {c['sent']:,} = delivered {c['delivered']:,} + dropped "
+        f"{c['dropped']:,} + in flight {c['in_flight']:,}"
+    )
+    return "\n".join(lines)
+
+
+def _all_flows(flows: list[dict[str, Any]], shown: int) -> list[str]:
+    """The lines after the first ``shown`` flows' rows: how many more, and all together."""
+    goodputs = [f["goodput_bps"] for f in flows]
+    fairness = _core.jain(goodputs)
+    rtx = sum(f["retransmissions"] for f in flows)
+    rtos = sum(f["timeouts"] for f in flows)
+    return [
+        f"... {len(flows) - shown:,} more flows (all are in flows.csv)",
+        f"all {len(flows):,} flows: goodput {fmt_rate(sum(goodputs))} in total, "
+        f"{fmt_rate(min(goodputs))} to {fmt_rate(max(goodputs))} per flow, Jain's index "
+        f"{'-' if fairness is None else f'{fairness:.3f}'}; {rtx:,} retransmissions, "
+        f"{rtos:,} RTOs",
+    ]
+
+
+def _variant(f: dict[str, Any]) -> str:
+    """What a flow runs: TCP's congestion control and recovery, SCTP's streams."""
+    if f.get("protocol") == "sctp":
+        return f"sctp, {len(f['streams'])} streams"
+    return f"{f['cc']}/{f['recovery']}"
+
+
+def _data_sent(f: dict[str, Any]) -> int:
+    """Data packets (TCP segments) or DATA chunks (SCTP) sent."""
+    return f["data_chunks_sent"] if f.get("protocol") == "sctp" else f["data_segments_sent"]

@@ -1,0 +1,145 @@
+"""A run's summary files and terminal table, at any number of flows.
+
+The engine writes results.json, flows.csv and links.csv. The reference here is what the
+Python front end wrote before: ``json.dumps(summary, indent=2)`` and the ``csv`` module over
+records flattened into dotted columns (lists excepted: they are now JSON text).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import transim
+from conftest import ROOT, transim_cli
+from transim.format import fmt_rate
+from transim.result import Result
+
+
+def _flatten(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for k, v in row.items():
+        if isinstance(v, dict):
+            flat.update(_flatten(v, f"{prefix}{k}."))
+        elif isinstance(v, list):
+            flat[f"{prefix}{k}"] = json.dumps(v, separators=(",", ":"))
+        else:
+            flat[f"{prefix}{k}"] = v
+    return flat
+
+
+def _reference_csv(rows: list[dict[str, Any]]) -> str:
+    flat = [_flatten(r) for r in rows]
+    names = list(dict.fromkeys(k for r in flat for k in r))
+    out = io.StringIO(newline="")
+    w = csv.DictWriter(out, fieldnames=names, restval="")
+    w.writeheader()
+    w.writerows(flat)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    ["dumbbell.toml", "studies/sctp/multihomed.toml", "studies/atm/bottleneck.toml"],
+)
+def test_files_are_what_python_writes_for_the_summary(scenario: str, tmp_path: Path) -> None:
+    path = ROOT / "scenarios" / scenario
+    fresh = transim.run(path)
+    from_text = fresh.write(tmp_path / "text")  # the engine's text: the summary unread
+    parsed = transim.run(path)
+    summary = parsed.summary
+    from_dict = parsed.write(tmp_path / "dict")
+    assert [p.name for p in from_text] == [p.name for p in from_dict]
+    for a, b in zip(from_text, from_dict, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    text = {p.name: p.read_text(encoding="utf-8") for p in from_text}
+    assert text["results.json"] == json.dumps(summary, indent=2) + "\n"
+    with (tmp_path / "text" / "flows.csv").open(newline="", encoding="utf-8") as fh:
+        assert fh.read() == _reference_csv(summary["flows"])
+    with (tmp_path / "text" / "links.csv").open(newline="", encoding="utf-8") as fh:
+        assert fh.read() == _reference_csv(summary["links"])
+
+
+def test_a_summary_made_in_python_is_written_as_it_stands(tmp_path: Path) -> None:
+    r = transim.run(ROOT / "scenarios" / "dumbbell.toml")
+    r.summary["flows"][0]["note"] = 'edited, with a comma, and "quotes" é'
+    r.summary["links"][0]["extra"] = {"a": 1e-7, "b": [1, None, True]}
+    r.write(str(tmp_path))  # a folder's name will do
+    assert (tmp_path / "results.json").read_text() == json.dumps(r.summary, indent=2) + "\n"
+    rows = list(csv.DictReader((tmp_path / "flows.csv").open(newline="", encoding="utf-8")))
+    assert rows[0]["note"] == 'edited, with a comma, and "quotes" é'
+    assert rows[1]["note"] == ""
+    links = list(csv.DictReader((tmp_path / "links.csv").open(newline="", encoding="utf-8")))
+    assert links[0]["extra.a"] == "1e-07" and links[0]["extra.b"] == "[1,null,true]"
+    own = Result({"name": "x", "flows": [{"a": {"b": 2}}], "links": []}, [], None, {})
+    own.write(tmp_path / "own")
+    assert (tmp_path / "own" / "flows.csv").read_bytes() == b"a.b\r\n2\r\n"
+    with pytest.raises(ValueError, match="summary"):
+        Result(None, [], None, {})
+    with pytest.raises(ValueError, match="flows and links"):
+        Result({"flows": [1, 2]}, [], None, {}).write(tmp_path / "bad")
+
+
+def _many_flows(n: int) -> dict[str, Any]:
+    return {
+        "name": "many",
+        "duration": "0.5s",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "100Mbps", "delay": "5ms", "queue": 200},
+        },
+        "flows": [{"app": {"kind": "bulk"}} for _ in range(n)],
+    }
+
+
+def test_the_table_of_many_flows_keeps_the_first_and_the_busiest() -> None:
+    r = transim.run(_many_flows(60))
+    rows = r.table(limit=10).splitlines()
+    flow_rows = [line for line in rows if line.startswith("flow")]
+    assert [line.split()[0] for line in flow_rows[1:]] == [f"flow{i}" for i in range(10)]
+    assert "... 50 more flows (all are in flows.csv)" in rows
+    together = next(line for line in rows if line.startswith("all 60 flows:"))
+    total = sum(f["goodput_bps"] for f in r.flows)
+    assert fmt_rate(total) in together
+    assert f"{sum(f['retransmissions'] for f in r.flows):,} retransmissions" in together
+    carried = [x for x in r.links if x["packets_in"] > 0]
+    assert len(carried) == 2 + 4 * 60
+    link_rows = [line.split()[0] for line in rows if "->" in line.split(" ", 1)[0]]
+    busiest = sorted(carried, key=lambda x: (-x["utilisation"], -x["packets_in"]))[:10]
+    assert link_rows == [x["name"] for x in busiest]
+    assert link_rows[0] == "r1->r2"
+    assert f"(the 10 busiest of {len(carried)} link directions" in r.table(limit=10)
+    # Without a limit, every row as before; a limit the run fits in changes nothing.
+    whole = r.table()
+    assert all(f"flow{i} " in whole for i in range(60)) and "more flows" not in whole
+    assert r.table(limit=10_000) == whole
+    with pytest.raises(ValueError, match="at least 1"):
+        r.table(limit=0)
+
+
+def test_run_prints_at_most_fifty_rows_unless_asked_for_all(tmp_path: Path) -> None:
+    scenario = tmp_path / "many.json"
+    scenario.write_text(json.dumps(_many_flows(60)))
+    p = transim_cli("run", str(scenario), "--out", str(tmp_path / "o"))
+    assert p.returncode == 0, p.stderr
+    assert "... 10 more flows (all are in flows.csv)" in p.stdout
+    assert "flow49 " in p.stdout and "flow50 " not in p.stdout
+    rows = list(csv.DictReader((tmp_path / "o" / "flows.csv").open(newline="")))
+    assert len(rows) == 60
+    p = transim_cli("run", str(scenario), "--out", str(tmp_path / "o"), "--all-rows")
+    assert p.returncode == 0, p.stderr
+    assert "flow59 " in p.stdout and "more flows" not in p.stdout
+
+
+def test_a_bad_duration_is_named_before_the_run(tmp_path: Path) -> None:
+    scenario = tmp_path / "bad.json"
+    scenario.write_text(json.dumps({**_many_flows(1), "duration": "ten seconds"}))
+    p = transim_cli("run", str(scenario), "--out", str(tmp_path / "o"))
+    assert p.returncode == 2
+    assert "duration" in p.stderr and "ten seconds" in p.stderr
+    assert "Traceback" not in p.stderr
+    assert not (tmp_path / "o").exists()
