@@ -423,7 +423,7 @@ impl Simulation {
                     &mut self.dropped,
                     &mut self.store,
                 );
-                if link.tap() && !link.tapped.is_empty() {
+                if link.has_tapped() {
                     self.capture(l);
                 }
                 while let Some((d, cause)) = self.dropped.pop() {
@@ -550,7 +550,7 @@ impl Simulation {
             &mut self.dropped,
             &mut self.store,
         );
-        if link.tap() && !link.tapped.is_empty() {
+        if link.has_tapped() {
             self.capture(l);
         }
         while let Some((d, cause)) = self.dropped.pop() {
@@ -564,7 +564,7 @@ impl Simulation {
         let Some(pcap) = self.pcap.as_mut() else {
             return;
         };
-        let mut tapped = std::mem::take(&mut self.links[l as usize].tapped);
+        let mut tapped = self.links[l as usize].take_tapped();
         for (t, p) in tapped.drain(..) {
             let (src, dst) = (node_ip(p.src), node_ip(p.dst));
             let transport = &self.flows[p.flow as usize].transport;
@@ -579,7 +579,7 @@ impl Simulation {
                 self.pcap_error.get_or_insert(e.to_string());
             }
         }
-        self.links[l as usize].tapped = tapped;
+        self.links[l as usize].return_tapped(tapped);
     }
 
     /// Paths of the packet captures written.

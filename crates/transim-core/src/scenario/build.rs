@@ -102,7 +102,7 @@ impl Net {
     }
 
     /// Make room for `nodes` more nodes and `directions` more link directions at once: a
-    /// link direction is 768 bytes, and growing the vector by doubling copied every one
+    /// link direction is 512 bytes, and growing the vector by doubling copied every one
     /// built so far again and again (half the build time at 10,000 flows).
     fn reserve(&mut self, nodes: usize, directions: usize) {
         self.names.reserve(nodes);
