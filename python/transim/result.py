@@ -49,7 +49,8 @@ class Result:
         conservation, stopped_at."""
         if self._summary is None:
             assert self._text is not None
-            self._summary = json.loads(self._text)
+            # The text is not kept beside the objects: once read, the summary may be edited.
+            self._summary, self._text = json.loads(self._text), None
         return self._summary
 
     @property
