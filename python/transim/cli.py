@@ -27,6 +27,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Read once: a scenario of 100,000 flows takes seconds to parse.
     doc, source = prepare(Path(args.scenario), args.set, args.seed)
     duration = duration_seconds(doc, source)
+    plotted = _plotted_flows(args.plot_flows, doc) if plot else []
+    listed = isinstance(doc.get("flows"), list)  # generated traffic is known only once built
+    if plot and listed and not args.trace and isinstance(doc.get("trace", {}), dict):
+        # Trace only what is plotted, unless the scenario chose (or --trace wants all).
+        doc.setdefault("trace", {}).setdefault("only_flows", plotted)
     watch = Progress(duration, show=sys.stderr.isatty() and not args.quiet, max_wall=args.max_wall)
     interrupted = False
     out = Path(args.out) if args.out else Path("out") / _scenario_stem(args.scenario)
@@ -64,9 +69,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         result.load_traces()
         fmt = args.plot
-        written.append(plot_cwnd(result, out / f"cwnd.{fmt}"))
-        for i in range(len(result.flows)):
+        plotted = [i for i in plotted if i < len(result.flows)]
+        written.append(plot_cwnd(result, out / f"cwnd.{fmt}", flows=plotted))
+        for i in plotted:
             written.append(plot_sequence(result, out / f"sequence_flow{i}.{fmt}", flow=i))
+        if len(plotted) < len(result.flows) and not args.quiet:
+            print(
+                f"plotted {len(plotted)} of {len(result.flows):,} flows "
+                f"({', '.join(map(str, plotted))}); --plot-flows chooses others"
+            )
     if not args.quiet:
         print(f"\nwrote {len(written)} files to {out}/: " + ", ".join(p.name for p in written))
         if args.pcap:
@@ -80,6 +91,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         return 130 if interrupted else 0
     return 0
+
+
+#: Flows ``transim run --plot`` draws when ``--plot-flows`` does not say.
+PLOT_FLOWS = 8
+
+
+def _plotted_flows(given: str | None, doc: dict[str, object]) -> list[int]:
+    """The flow indices ``--plot-flows`` names (default: the first ``PLOT_FLOWS``), checked
+    against the scenario's flows when it lists them (generated traffic is known only once
+    the run is built; indices past its flows are then skipped)."""
+    flows = doc.get("flows")
+    count = len(flows) if isinstance(flows, list) else None
+    if given is None:
+        return list(range(PLOT_FLOWS if count is None else min(count, PLOT_FLOWS)))
+    try:
+        chosen = [int(x) for x in given.split(",") if x.strip()]
+    except ValueError:
+        raise ScenarioError(
+            f"--plot-flows: got {given!r}; expected flow indices separated by commas, "
+            "such as 0,3,17"
+        ) from None
+    wrong = [i for i in chosen if i < 0 or (count is not None and i >= count)]
+    if wrong or not chosen:
+        known = f"; the scenario has {count} flows (0 to {count - 1})" if count else ""
+        raise ScenarioError(f"--plot-flows: got {given!r}{known}")
+    return list(dict.fromkeys(chosen))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -305,6 +342,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--pcap-links",
         metavar="A->B,...",
         help="capture only these link directions (default: all)",
+    )
+    r.add_argument(
+        "--plot-flows",
+        metavar="I,J,...",
+        help=f"flows to plot, by index (default: the first {PLOT_FLOWS}); without --trace "
+        "only these are traced",
     )
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     r.add_argument(

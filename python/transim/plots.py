@@ -17,12 +17,16 @@ def _sctp(result: Result, flow: int) -> bool:
     return result.flows[flow].get("protocol") == "sctp"
 
 
-def plot_cwnd(result: Result, path: Path, title: str | None = None) -> Path:
-    """cwnd and ssthresh (in segments) vs time for every traced flow (SCTP: the primary
-    destination's cwnd at each DATA chunk sent, in full chunks)."""
+def plot_cwnd(
+    result: Result, path: Path, title: str | None = None, flows: list[int] | None = None
+) -> Path:
+    """cwnd and ssthresh (in segments) vs time for every traced flow, or those of ``flows``
+    that are traced (SCTP: the primary destination's cwnd at each DATA chunk sent, in full
+    chunks)."""
     fig, ax = plt.subplots(figsize=(8, 4.2))
+    chosen = None if flows is None else set(flows)
     for i, tr in enumerate(result.flow_traces):
-        if tr is None or len(tr["t"]) == 0:
+        if tr is None or len(tr["t"]) == 0 or (chosen is not None and i not in chosen):
             continue
         f = result.flows[i]
         if _sctp(result, i):

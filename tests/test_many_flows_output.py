@@ -1,4 +1,5 @@
-"""A run's summary files and terminal table, at any number of flows.
+"""What a run writes and prints (summary files, terminal table, plots), at any number of
+flows.
 
 The engine writes results.json, flows.csv and links.csv. The reference here is what the
 Python front end wrote before: ``json.dumps(summary, indent=2)`` and the ``csv`` module over
@@ -143,3 +144,28 @@ def test_a_bad_duration_is_named_before_the_run(tmp_path: Path) -> None:
     assert "duration" in p.stderr and "ten seconds" in p.stderr
     assert "Traceback" not in p.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_plots_draw_and_trace_a_few_flows_unless_told_which(tmp_path: Path) -> None:
+    scenario = tmp_path / "many.json"
+    scenario.write_text(json.dumps({**_many_flows(20), "duration": "0.3s"}))
+    out = tmp_path / "o"
+    p = transim_cli("run", str(scenario), "--out", str(out), "--plot")
+    assert p.returncode == 0, p.stderr
+    assert "plotted 8 of 20 flows (0, 1, 2, 3, 4, 5, 6, 7)" in p.stdout
+    plots = sorted(x.name for x in out.glob("sequence_flow*.png"))
+    assert plots == [f"sequence_flow{i}.png" for i in range(8)]
+    traced = transim.read_trace(out / "trace_flows")
+    assert sorted(set(traced["flow"].tolist())) == list(range(8))
+    assert len(list(csv.DictReader((out / "flows.csv").open(newline="")))) == 20
+    p = transim_cli("run", str(scenario), "--out", str(out), "--plot", "--plot-flows", "19,3")
+    assert p.returncode == 0, p.stderr
+    assert {x.name for x in out.glob("sequence_flow*.png")} >= {
+        "sequence_flow19.png",
+        "sequence_flow3.png",
+    }
+    assert sorted(set(transim.read_trace(out / "trace_flows")["flow"].tolist())) == [3, 19]
+    for bad, needle in (("20", "has 20 flows (0 to 19)"), ("a,b", "flow indices")):
+        p = transim_cli("run", str(scenario), "--out", str(out), "--plot", "--plot-flows", bad)
+        assert p.returncode == 2 and needle in p.stderr, p.stderr
+        assert "Traceback" not in p.stderr
