@@ -466,12 +466,12 @@ pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                 let s = net.node(&format!("s{i}"));
                 let d = net.node(&format!("d{i}"));
                 let (sa, sa_path) = match (&f.sender_access, &topo.sender_access) {
-                    (Some(l), _) => (l.clone(), format!("flows[{i}].sender_access")),
+                    (Some(l), _) => ((**l).clone(), format!("flows[{i}].sender_access")),
                     (None, Some(l)) => (l.clone(), "topology.sender_access".into()),
                     (None, None) => (access.clone(), "topology.access".into()),
                 };
                 let (ra, ra_path) = match (&f.receiver_access, &topo.receiver_access) {
-                    (Some(l), _) => (l.clone(), format!("flows[{i}].receiver_access")),
+                    (Some(l), _) => ((**l).clone(), format!("flows[{i}].receiver_access")),
                     (None, Some(l)) => (l.clone(), "topology.receiver_access".into()),
                     (None, None) => (access.clone(), "topology.access".into()),
                 };

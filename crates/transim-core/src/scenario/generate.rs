@@ -68,7 +68,7 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
                 dst: Some(d),
                 start: t.start,
                 app: t.app.clone(),
-                tcp: t.tcp.clone(),
+                tcp: t.tcp.clone().map(Box::new),
                 ..FlowSpec::default()
             });
         }
