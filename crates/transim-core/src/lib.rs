@@ -131,6 +131,7 @@ fn run_staged(
         run,
         collect: t.elapsed().as_secs_f64(),
     };
+    sim::huge_pages::give_back_freed();
     Ok(out)
 }
 

@@ -123,6 +123,19 @@ fn advise_heap() {
     }
 }
 
+/// Hand the memory a finished network freed back to the system. Blocks up to 32 MB come
+/// from glibc's heap while an engine runs (see above), and the heap keeps what is freed in
+/// its middle: after a run of 100,000 flows that was about 400 MB, still counted in the
+/// process's memory while the results were serialised beside it. Nothing where the C
+/// library is not glibc.
+pub fn give_back_freed() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: returns free pages of glibc's heap to the kernel; valid at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// True while large blocks get huge pages (an engine is running: [`Advising`]).
 #[inline]
 fn advising() -> bool {
