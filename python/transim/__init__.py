@@ -113,8 +113,7 @@ def run_prepared(
     try:
         raw = _core.run(to_json(doc), progress, writer)
     except _core.ScenarioError as e:
-        message, path, detail = e.args
-        raise ScenarioError(message, path=path, detail=detail, source=source) from None
+        raise ScenarioError.from_engine(e, source) from None
     except OSError as e:
         raise ScenarioError(str(e), path="trace.pcap.dir", source=source) from None
     finally:

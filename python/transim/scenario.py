@@ -27,6 +27,13 @@ class ScenarioError(ValueError):
         self.source = source
         super().__init__(f"{source}: {message}" if source else message)
 
+    @classmethod
+    def from_engine(cls, e: Exception, source: str = "") -> ScenarioError:
+        """The engine's error (``_core.ScenarioError``: message, path, detail) for the
+        scenario read from ``source``."""
+        message, path, detail = e.args
+        return cls(message, path=path, detail=detail, source=source)
+
 
 ScenarioLike = str | Path | Mapping[str, Any]
 
@@ -228,11 +235,13 @@ def to_json(doc: Mapping[str, Any]) -> str:
 def duration_seconds(doc: Mapping[str, Any], source: str = "") -> float:
     """The simulated seconds a prepared scenario asks for, read without checking the rest of
     it (the run checks that): for a progress bar before a large scenario's run."""
+    # Only the duration goes to the engine: serialising all of a large scenario here, and
+    # again for the run, would be work done twice.
+    only = {"duration": doc["duration"]} if "duration" in doc else {}
     try:
-        return float(_core.duration_seconds(to_json(doc)))
+        return float(_core.duration_seconds(to_json(only)))
     except _core.ScenarioError as e:
-        message, path, detail = e.args
-        raise ScenarioError(message, path=path, detail=detail, source=source) from None
+        raise ScenarioError.from_engine(e, source) from None
 
 
 def validate(scenario: ScenarioLike, overrides: list[str] | None = None) -> dict[str, Any]:
@@ -241,5 +250,4 @@ def validate(scenario: ScenarioLike, overrides: list[str] | None = None) -> dict
     try:
         return json.loads(_core.validate(to_json(doc)))
     except _core.ScenarioError as e:
-        message, path, detail = e.args
-        raise ScenarioError(message, path=path, detail=detail, source=source) from None
+        raise ScenarioError.from_engine(e, source) from None

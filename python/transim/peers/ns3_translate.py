@@ -232,8 +232,7 @@ def translate(
     try:
         d = json.loads(_core.describe(to_json(doc)))
     except _core.ScenarioError as e:
-        message, path, detail = e.args
-        raise ScenarioError(message, path=path, detail=detail) from None
+        raise ScenarioError.from_engine(e) from None
     if d["atm"]:
         raise _refuse("topology", "ATM virtual circuits")
     if d["host_processing"]:

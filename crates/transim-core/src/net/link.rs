@@ -166,6 +166,17 @@ struct Scheduled {
     stats_t: Time,
 }
 
+impl Scheduled {
+    /// `sched` on an idle link.
+    fn idle(sched: Sched) -> Box<Scheduled> {
+        Box::new(Scheduled {
+            sched,
+            current: None,
+            stats_t: 0,
+        })
+    }
+}
+
 /// What few links have (boxed, for the same reason as [`Scheduled`]).
 #[derive(Default)]
 struct Extras {
@@ -228,13 +239,7 @@ impl Link {
             rate_bps,
             from,
             rng,
-            sched: sched.map(|sched| {
-                Box::new(Scheduled {
-                    sched,
-                    current: None,
-                    stats_t: 0,
-                })
-            }),
+            sched: sched.map(Scheduled::idle),
             extras: None,
         };
         if !script.is_empty() || script.at_enqueue {
@@ -398,13 +403,7 @@ impl Link {
         debug_assert!(self.sched.as_ref().is_none_or(|s| s.current.is_none()));
         debug_assert!(self.on_line == 0);
         self.scheduled = sched.is_some();
-        self.sched = sched.map(|sched| {
-            Box::new(Scheduled {
-                sched,
-                current: None,
-                stats_t: 0,
-            })
-        });
+        self.sched = sched.map(Scheduled::idle);
     }
 
     /// Packets waiting (not counting the one being transmitted) at `now`, without changing
