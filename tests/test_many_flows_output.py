@@ -122,6 +122,21 @@ def test_the_table_of_many_flows_keeps_the_first_and_the_busiest() -> None:
         r.table(limit=0)
 
 
+def test_the_table_reads_the_engines_text_and_an_edited_summary_alike() -> None:
+    fresh = transim.run(_many_flows(30))
+    from_text = fresh.table(limit=5)
+    assert fresh._summary is None, "the table parsed the whole summary"
+    # Read (so possibly edited): the summary is dumped and digested the same way.
+    assert fresh.flows[0]["name"] == "flow0"
+    assert fresh.table(limit=5) == from_text
+    fresh.summary["flows"][0]["name"] = "renamed"
+    fresh.summary["flows"][1]["retransmissions"] += 1000
+    edited = fresh.table(limit=5)
+    assert "renamed " in edited and "flow0 " not in edited
+    rtx = sum(f["retransmissions"] for f in fresh.flows)
+    assert rtx >= 1000 and f"{rtx:,} retransmissions" in edited
+
+
 def test_run_prints_at_most_fifty_rows_unless_asked_for_all(tmp_path: Path) -> None:
     scenario = tmp_path / "many.json"
     scenario.write_text(json.dumps(_many_flows(60)))

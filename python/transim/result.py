@@ -108,10 +108,20 @@ class Result:
 
     def table(self, limit: int | None = None) -> str:
         """A plain-text summary table; with ``limit``, at most that many rows of flows and of
-        link directions (the busiest), with a line for all of them."""
+        link directions (the busiest), with a line for all of them. Made from the engine's
+        digest of the summary's text: the rows printed and totals over the rest."""
         from .summary_table import render
 
-        return render(self.summary, limit)
+        if limit is not None and limit < 1:
+            raise ValueError(f"limit must be at least 1 row, got {limit}")
+        return render(json.loads(_core.summary_digest(self._summary_text(), limit)))
+
+    def _summary_text(self) -> str:
+        """The summary as compact JSON text: the engine's own while nobody has read the
+        summary (and so could have edited it), else the summary dumped."""
+        if self._summary is None and self._text is not None:
+            return self._text
+        return json.dumps(self.summary, separators=(",", ":"))
 
     def write(self, out: str | Path) -> list[Path]:
         """Write results.json, flows.csv, links.csv (and traces as .npz) into ``out``.
@@ -124,12 +134,7 @@ class Result:
         """
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        # The engine's text while nobody has read the summary (and so could have edited it).
-        if self._summary is None and self._text is not None:
-            text = self._text
-        else:
-            text = json.dumps(self.summary, separators=(",", ":"))
-        written = [Path(p) for p in _core.write_summary(text, str(out))]
+        written = [Path(p) for p in _core.write_summary(self._summary_text(), str(out))]
         for i, tr in enumerate(self.flow_traces):
             if tr is not None:
                 p = out / f"trace_flow{i}.npz"

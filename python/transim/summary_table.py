@@ -1,28 +1,27 @@
 """The plain-text summary of a run that ``transim run`` prints: flows, SCTP paths and
 streams, congestion-control models, link directions and the packet books.
 
-A run of thousands of flows would print a row for each; ``limit`` keeps the first flows and
-the busiest link directions and adds a line for all the flows together.
+A run of thousands of flows would print a row for each: the table is made from the engine's
+digest of the summary (``_core.summary_digest``), which keeps the first flows and the busiest
+link directions and adds totals over all the flows, so that the summary itself need not be
+read into Python.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import _core
 from .format import fmt_rate, fmt_time
 
 #: Rows of flows and of link directions ``transim run`` prints at most.
 TERMINAL_ROWS = 50
 
 
-def render(s: dict[str, Any], limit: int | None = None) -> str:
-    """The summary ``s`` as text; with ``limit``, at most that many flow and link rows."""
-    if limit is not None and limit < 1:
-        raise ValueError(f"limit must be at least 1 row, got {limit}")
+def render(s: dict[str, Any]) -> str:
+    """The digest ``s`` of a summary (``_core.summary_digest``) as text."""
     flows: list[dict[str, Any]] = s["flows"]
-    links: list[dict[str, Any]] = s["links"]
-    shown = flows if limit is None else flows[:limit]
+    busy: list[dict[str, Any]] = s["links"]
+    shown = flows
     lines = [
         f"scenario {s['name']!r}  seed {s['seed']}  simulated {s['simulated_time']:.3f} s  "
         f"events {s['events']:,}",
@@ -41,8 +40,8 @@ def render(s: dict[str, Any], limit: int | None = None) -> str:
             f"{done:>10} {_data_sent(f):>8} {f['retransmissions']:>6} "
             f"{f['fast_retransmits']:>5} {f['timeouts']:>5} {drops:>6} {fmt_time(f['srtt']):>9}"
         )
-    if len(shown) < len(flows):
-        lines += _all_flows(flows, len(shown))
+    if len(shown) < s["flows_total"]:
+        lines += _all_flows(s["flows_all"], s["flows_total"], len(shown))
     sctp = [f for f in shown if f.get("protocol") == "sctp"]
     if sctp:
         lines.append("")
@@ -91,9 +90,6 @@ def render(s: dict[str, Any], limit: int | None = None) -> str:
     )
     lines += [head, "-" * len(head)]
     cells = False
-    busy = [x for x in links if x["packets_in"] > 0]
-    if limit is not None and len(busy) > limit:
-        busy = sorted(busy, key=lambda x: (-x["utilisation"], -x["packets_in"]))[:limit]
     for x in busy:
         # ATM links count cells; EPD/PPD discards are queue drops of the port.
         unit = "c" if x.get("unit") == "cells" else "p"
@@ -107,7 +103,7 @@ def render(s: dict[str, Any], limit: int | None = None) -> str:
         )
     if cells:
         lines.append("(c: cells on ATM links, p: packets; queue drops include EPD and PPD)")
-    carried = sum(x["packets_in"] > 0 for x in links)
+    carried: int = s["links_carried"]
     if len(busy) < carried:
         lines.append(
             f"(the {len(busy)} busiest of {carried:,} link directions that carried packets; "
@@ -122,18 +118,16 @@ def render(s: dict[str, Any], limit: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def _all_flows(flows: list[dict[str, Any]], shown: int) -> list[str]:
-    """The lines after the first ``shown`` flows' rows: how many more, and all together."""
-    goodputs = [f["goodput_bps"] for f in flows]
-    fairness = _core.jain(goodputs)
-    rtx = sum(f["retransmissions"] for f in flows)
-    rtos = sum(f["timeouts"] for f in flows)
+def _all_flows(every: dict[str, Any], total: int, shown: int) -> list[str]:
+    """The lines after the first ``shown`` of ``total`` flows' rows: how many more, and the
+    digest's figures over ``every`` flow."""
+    fairness = every["jain"]
     return [
-        f"... {len(flows) - shown:,} more flows (all are in flows.csv)",
-        f"all {len(flows):,} flows: goodput {fmt_rate(sum(goodputs))} in total, "
-        f"{fmt_rate(min(goodputs))} to {fmt_rate(max(goodputs))} per flow, Jain's index "
-        f"{'-' if fairness is None else f'{fairness:.3f}'}; {rtx:,} retransmissions, "
-        f"{rtos:,} RTOs",
+        f"... {total - shown:,} more flows (all are in flows.csv)",
+        f"all {total:,} flows: goodput {fmt_rate(every['total'])} in total, "
+        f"{fmt_rate(every['min'])} to {fmt_rate(every['max'])} per flow, Jain's index "
+        f"{'-' if fairness is None else f'{fairness:.3f}'}; {every['retransmissions']:,} "
+        f"retransmissions, {every['timeouts']:,} RTOs",
     ]
 
 

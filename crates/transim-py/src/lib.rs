@@ -234,6 +234,19 @@ fn write_summary(py: Python<'_>, summary_json: &str, out_dir: &str) -> PyResult<
     }
 }
 
+/// What `transim run` prints of the summary JSON text `summary_json`, as JSON text: its own
+/// fields, the first `limit` flows, the `limit` busiest link directions that carried packets
+/// (all of them, in order, when they are no more), and `flows_total`, `flows_all` (goodput
+/// total, min and max, Jain's index, retransmissions and timeouts over all flows) and
+/// `links_carried`. Without a limit, every flow and carrying link. Raises ValueError when
+/// the summary is not JSON with lists of flow and link records.
+#[pyfunction]
+#[pyo3(signature = (summary_json, limit=None))]
+fn summary_digest(py: Python<'_>, summary_json: &str, limit: Option<usize>) -> PyResult<String> {
+    py.detach(|| transim_core::results::digest::digest(summary_json, limit))
+        .map_err(|e| PyValueError::new_err(format!("not a run's summary: {e}")))
+}
+
 /// Stationary loss rate, mean loss-burst length, bad-state probability and mean bad sojourn of
 /// a Gilbert–Elliott chain.
 #[pyfunction]
@@ -308,6 +321,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;
     m.add_function(wrap_pyfunction!(jain, m)?)?;
     m.add_function(wrap_pyfunction!(write_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_digest, m)?)?;
     m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

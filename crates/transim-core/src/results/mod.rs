@@ -12,6 +12,7 @@ use crate::transport::{Detail, FlowFacts, Series};
 use serde::Serialize;
 
 pub mod csv_table;
+pub mod digest;
 mod drops;
 pub mod files;
 pub use drops::{Causes, Drops};
