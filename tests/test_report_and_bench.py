@@ -64,3 +64,12 @@ def test_scale_table_states_both_ratios_against_their_targets() -> None:
     assert "B5 per packet-hop / B1 per packet-hop: 2.50x (target <= 2x)" in text
     # Without the one-flow run there is nothing to compare the 10,000 flows with.
     assert "B4 10,000 flows /" not in render_scale(rows[1:], [])
+    # Paired rounds: the median of each round's own ratio (here 1.6, 1.7 and 2.0), not the
+    # ratio of the medians.
+    rows[1]["run_ratios"] = [2.0, 1.6, 1.7]
+    text = render_scale(rows, [])
+    assert (
+        "B4 10,000 flows / 1 flow, run ns per packet: 1.70x "
+        "(median of 3 rounds' own ratios, 1.60-2.00) (target <= 1.5x)"
+    ) in text
+    assert "   1.70x" in next(line for line in text.splitlines() if line.startswith("B4 10,000"))
