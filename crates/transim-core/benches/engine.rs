@@ -31,6 +31,36 @@ fn b4(n: usize, packets: u64) -> serde_json::Value {
     })
 }
 
+/// B4's `n` flows with their senders and receivers spread over `pairs` host pairs (flow `i`
+/// between `s{i % pairs}` and `d{i % pairs}`), on the same bottleneck and access links: how
+/// much of B4's cost at many flows is the flows' own state and how much their access links.
+fn b4_on_pairs(n: usize, pairs: usize, packets: u64) -> serde_json::Value {
+    let mut doc = b4(n, packets);
+    let access = json!({"rate": "10Gbps", "delay": "0ms", "queue": 1000});
+    let mut nodes = vec!["r1".to_string(), "r2".to_string()];
+    let mut links = vec![
+        json!({"between": ["r1", "r2"], "rate": "1Gbps", "delay": "10ms",
+                                "queue": 2000}),
+    ];
+    for p in 0..pairs {
+        let (s, d) = (format!("s{p}"), format!("d{p}"));
+        let mut up = access.clone();
+        up["between"] = json!([s, "r1"]);
+        let mut down = access.clone();
+        down["between"] = json!(["r2", d]);
+        links.extend([up, down]);
+        nodes.extend([s, d]);
+    }
+    doc["topology"] = json!({"kind": "explicit", "nodes": nodes, "links": links});
+    doc["flows"] = (0..n)
+        .map(|i| {
+            json!({"src": format!("s{}", i % pairs), "dst": format!("d{}", i % pairs),
+                        "app": {"kind": "bulk"}})
+        })
+        .collect();
+    doc
+}
+
 /// B5's scenario: a k = 16 fat tree (1,024 hosts, 10 Gbps links, 1 µs, 100-packet queues)
 /// with permutation traffic of SACK flows, for `seconds` (another even `k` for a smaller or
 /// larger fabric: k³/4 hosts).
@@ -141,6 +171,25 @@ fn main() {
                 s.run / s.packets as f64 * 1e9,
                 s.run / s.hops as f64 * 1e9,
                 s.collect,
+            );
+        }
+        return;
+    }
+    // B4's flows over fewer host pairs: `cargo bench -p transim-core --bench engine --
+    // b4pairs 10000 1 100 1000 10000` (flows, then host-pair counts).
+    if filter
+        .first()
+        .is_some_and(|f| f.eq_ignore_ascii_case("b4pairs"))
+    {
+        let n: usize = filter.get(1).and_then(|a| a.parse().ok()).unwrap_or(10_000);
+        for pairs in filter[2..].iter().filter_map(|a| a.parse::<usize>().ok()) {
+            let s = staged(b4_on_pairs(n, pairs.clamp(1, n), 1_000_000));
+            println!(
+                "B4 {n} flows on {pairs:>6} host pairs: run {:.3} s ({:.0} ns/packet, {:.2} events/packet), {} packets",
+                s.run,
+                s.run / s.packets as f64 * 1e9,
+                s.events as f64 / s.packets as f64,
+                s.packets,
             );
         }
         return;
