@@ -152,6 +152,31 @@ fn main() {
         );
         return;
     }
+    // B5's fabric carrying one flow, from the first host to the last (across the core):
+    // `cargo bench -p transim-core --bench engine -- b5one [seconds [k]]` (default 0.1 s,
+    // k = 4). What a hop costs on the fabric without other flows' packets between.
+    if filter
+        .first()
+        .is_some_and(|f| f.eq_ignore_ascii_case("b5one"))
+    {
+        let seconds: f64 = filter.get(1).and_then(|a| a.parse().ok()).unwrap_or(0.1);
+        let k: u32 = filter.get(2).and_then(|a| a.parse().ok()).unwrap_or(4);
+        let mut doc = b5(seconds, k);
+        doc.as_object_mut().expect("an object").remove("traffic");
+        let last = k * k * k / 4 - 1;
+        doc["flows"] = json!([{"src": "h0", "dst": format!("h{last}"), "app": {"kind": "bulk"}}]);
+        let s = staged(doc);
+        println!(
+            "B5 fabric k={k}, one flow h0 -> h{last}: run {:.3} s, {} data packets ({:.0} ns/packet), {} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
+            s.run,
+            s.packets,
+            s.run / s.packets as f64 * 1e9,
+            s.hops,
+            s.run / s.hops as f64 * 1e9,
+            s.events as f64 / s.packets as f64,
+        );
+        return;
+    }
     // Parse, build, run and results timed apart: `cargo bench -p transim-core --bench engine
     // -- stages b1 b2 b3`.
     if filter
