@@ -15,26 +15,50 @@ use std::path::{Path, PathBuf};
 /// with `flows` and `links` arrays of objects) into `dir`, which must exist. Returns the
 /// paths written. A summary that is not such JSON gives an `InvalidData` error.
 pub fn write_summary(json: &str, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    // The tables first: reading the text as a summary, they refuse it before anything is
+    // written if it is not one.
     let tables = tables(json).map_err(|e| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!("the summary is not JSON with lists of flows and links: {e}"),
         )
     })?;
-    let mut written = vec![];
-    let path = dir.join("results.json");
-    let mut file = std::fs::File::create(&path)?;
-    indent_into(json, &mut file)?;
-    file.write_all(b"\n")?;
-    written.push(path);
+    let results = replace(&dir.join("results.json"), |file| {
+        indent_into(json, file)?;
+        file.write_all(b"\n")
+    })?;
+    let mut written = vec![results];
     for (name, rows) in [("flows.csv", &tables.flows), ("links.csv", &tables.links)] {
-        let path = dir.join(name);
-        let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
-        file.write_all(rows.csv().as_bytes())?;
-        file.flush()?;
-        written.push(path);
+        written.push(replace(&dir.join(name), |file| {
+            file.write_all(rows.csv().as_bytes())
+        })?);
     }
     Ok(written)
+}
+
+/// Write the file `path` with `fill`, under another name first and renamed once complete:
+/// an interrupted or failed write leaves any earlier file at `path` as it was, never a
+/// truncated one. Returns `path`.
+fn replace(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<PathBuf> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let partial = path.with_file_name(format!(".{name}.partial"));
+    let done = std::fs::File::create(&partial).and_then(|file| {
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, file);
+        fill(&mut file)?;
+        file.into_inner().map_err(|e| e.into_error())?;
+        std::fs::rename(&partial, path)
+    });
+    if let Err(e) = done {
+        let _ = std::fs::remove_file(&partial);
+        return Err(e);
+    }
+    Ok(path.to_path_buf())
 }
 
 /// JSON text laid out as Python's `json.dumps(value, indent=2)` lays it out: one member or
@@ -332,6 +356,53 @@ mod tests {
         let e = write_summary("{\"flows\": 3}", &dir).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
         assert!(!dir.join("results.json").exists(), "nothing written");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Each file is replaced whole: an earlier one stays until its successor is complete,
+    /// and nothing half-written is left beside them.
+    #[test]
+    fn files_are_replaced_whole_or_not_at_all() {
+        let dir = std::env::temp_dir().join(format!("transim-replace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let summary = r#"{"name":"a","flows":[{"x":1}],"links":[{"y":2.5}]}"#;
+        let written = write_summary(summary, &dir).unwrap();
+        let names: Vec<_> = written.iter().map(|p| p.file_name().unwrap()).collect();
+        assert_eq!(names, ["results.json", "flows.csv", "links.csv"]);
+        let listing = |dir: &Path| {
+            let mut v: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(listing(&dir), ["flows.csv", "links.csv", "results.json"]);
+        let before = std::fs::read_to_string(dir.join("results.json")).unwrap();
+        assert_eq!(before, indent(summary) + "\n");
+        // A failing write (the target is a directory that cannot be replaced by a file)
+        // leaves the earlier file and no partial one.
+        std::fs::remove_file(dir.join("links.csv")).unwrap();
+        std::fs::create_dir_all(dir.join("links.csv").join("occupied")).unwrap();
+        let other = r#"{"name":"b","flows":[{"x":3}],"links":[{"y":4}]}"#;
+        assert!(write_summary(other, &dir).is_err());
+        assert_eq!(
+            std::fs::read_to_string(dir.join("flows.csv")).unwrap(),
+            "x\r\n3\r\n"
+        );
+        assert!(std::fs::read_to_string(dir.join("results.json")).unwrap() != before);
+        assert!(
+            listing(&dir).iter().all(|n| !n.ends_with(".partial")),
+            "{:?}",
+            listing(&dir)
+        );
+        // Not a summary: everything as it was.
+        let now = std::fs::read_to_string(dir.join("results.json")).unwrap();
+        assert!(write_summary("{\"flows\": 3}", &dir).is_err());
+        assert_eq!(
+            std::fs::read_to_string(dir.join("results.json")).unwrap(),
+            now
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
