@@ -85,6 +85,21 @@ struct Stages {
     events: u64,
 }
 
+impl Stages {
+    /// The run's time, data packets, packet-hops and events, per packet and per hop.
+    fn traffic(&self) -> String {
+        format!(
+            "run {:.3} s, {} data packets ({:.0} ns/packet), {} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
+            self.run,
+            self.packets,
+            self.run / self.packets as f64 * 1e9,
+            self.hops,
+            self.run / self.hops as f64 * 1e9,
+            self.events as f64 / self.packets as f64,
+        )
+    }
+}
+
 fn staged(value: serde_json::Value) -> Stages {
     let out = transim_core::run_value(value).expect("benchmark runs");
     let t = out.stages;
@@ -109,15 +124,10 @@ fn staged(value: serde_json::Value) -> Stages {
 fn fat_tree_permutation(seconds: f64, k: u32) {
     let s = staged(b5(seconds, k));
     println!(
-        "B5 fat tree k={k}, {} hosts: build {:.3} s, run {:.3} s, {} data packets ({:.0} ns/packet), {} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
+        "B5 fat tree k={k}, {} hosts: build {:.3} s, {}",
         k * k * k / 4,
         s.parse + s.build,
-        s.run,
-        s.packets,
-        s.run / s.packets as f64 * 1e9,
-        s.hops,
-        s.run / s.hops as f64 * 1e9,
-        s.events as f64 / s.packets as f64,
+        s.traffic()
     );
 }
 
@@ -166,15 +176,7 @@ fn main() {
         let last = k * k * k / 4 - 1;
         doc["flows"] = json!([{"src": "h0", "dst": format!("h{last}"), "app": {"kind": "bulk"}}]);
         let s = staged(doc);
-        println!(
-            "B5 fabric k={k}, one flow h0 -> h{last}: run {:.3} s, {} data packets ({:.0} ns/packet), {} packet-hops ({:.0} ns/packet-hop), {:.2} events/packet",
-            s.run,
-            s.packets,
-            s.run / s.packets as f64 * 1e9,
-            s.hops,
-            s.run / s.hops as f64 * 1e9,
-            s.events as f64 / s.packets as f64,
-        );
+        println!("B5 fabric k={k}, one flow h0 -> h{last}: {}", s.traffic());
         return;
     }
     // Parse, build, run and results timed apart: `cargo bench -p transim-core --bench engine
