@@ -23,7 +23,10 @@ then::
     python3 scripts/compare_engines.py --rounds 4 /tmp/engine.old /tmp/engine.new \\
         -- stages $(printf 'b1 %.0s' $(seq 30))
 
-(Give B1 thirty times per process: one B1 run is a few milliseconds.) Each build is first
+(Give B1 thirty times per process: one B1 run is a few milliseconds.) ``--control`` adds a
+fresh copy of the first build as a further build and says how far from 1 its ratio came: on
+these VMs copies of one build have read up to 4 % apart within minutes, further than the
+paired standard error admits, so a difference counts only beyond that. Each build is first
 dropped from the page cache, so that the loader reads every build's code back the same way:
 on this project's VMs a byte-identical copy of one build, left in the pages ``cp`` wrote,
 ran 4-7 % slower than the original until the caches were dropped. Give one build twice to
@@ -42,6 +45,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,6 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--core", type=int, default=1, help="CPU to pin the runs to (default 1; -1: none)"
     )
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="also run a fresh copy of the first build, as if it were another build: "
+        "its ratio is the noise a difference must clear (copies of one build have read up "
+        "to 4 %% apart on these VMs)",
+    )
     if argv is None:
         argv = sys.argv[1:]
     bench_args: list[str] = []
@@ -156,18 +167,41 @@ def main(argv: list[str] | None = None) -> int:
     if not bench_args:
         parser.error("no benchmark arguments after -- (for example: -- b5 0.002)")
     core = None if opts.core < 0 else opts.core
-    names = [str(b) for b in opts.binaries]
+    with tempfile.TemporaryDirectory() as tmp:
+        builds = list(opts.binaries)
+        names = [str(b) for b in builds]
+        if opts.control:
+            # A file of its own, as a rebuilt binary would be: copies of one build have run
+            # several per cent apart, and that is the noise any difference must clear.
+            copy = Path(tmp) / "control"
+            shutil.copy2(builds[0], copy)
+            builds.append(copy)
+            names.append(f"{builds[0]} (control copy)")
+        return compare(builds, names, bench_args, opts.rounds, core, opts.control)
+
+
+def compare(
+    builds: list[Path],
+    names: list[str],
+    bench_args: list[str],
+    rounds: int,
+    core: int | None,
+    control: bool,
+) -> int:
+    """Run `builds` (shown as `names`) in alternating rounds and print the comparison; with
+    `control`, the last build is a copy of the first and its ratio is reported as the
+    noise."""
     # The same build given twice (an A/A test of the noise) keeps two sets of samples.
     names = [n if names.count(n) == 1 else f"{n}#{i + 1}" for i, n in enumerate(names)]
     samples: dict[str, list[float]] = {n: [] for n in names}
     per_round: dict[str, list[float]] = {n: [] for n in names}
-    for b in set(opts.binaries):
+    for b in set(builds):
         evict_from_page_cache(b)
-    for r in range(opts.rounds):
-        print(f"round {r + 1}/{opts.rounds}", file=sys.stderr, flush=True)
+    for r in range(rounds):
+        print(f"round {r + 1}/{rounds}", file=sys.stderr, flush=True)
         # Every other round in the reverse order, so that a drift within a round favours
         # no build.
-        order = list(zip(opts.binaries, names, strict=True))
+        order = list(zip(builds, names, strict=True))
         for b, n in order if r % 2 == 0 else reversed(order):
             try:
                 times = run_times(run_once(b, bench_args, core))
@@ -186,6 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"compare_engines: {e}", file=sys.stderr)
         return 1
+    if control:
+        mean, se = paired(per_round[names[0]], per_round[names[-1]])
+        spread = abs(mean - 1) + (2 * se if se is not None else 0)
+        print(
+            f"control: a copy of the first build reads {mean:.3f}"
+            + (f" ± {se:.3f}" if se is not None else "")
+            + f"; ratios within 1 ± {spread:.3f} of the first are not shown to differ"
+        )
     return 0
 
 

@@ -77,6 +77,26 @@ def test_two_builds_alternate_and_compare(tmp_path: Path) -> None:
     assert "round 3/3" in done.stderr
 
 
+def test_a_control_copy_of_the_first_build_shows_the_noise(tmp_path: Path) -> None:
+    # The copy runs as a build of its own (here it shares the stand-in's counter, so it
+    # reads the next of the first build's times): 2.0 and 2.2 alternate with 2.1 and 2.3.
+    old = fake_build(tmp_path, "old", [2.0, 2.1, 2.3, 2.2])
+    new = fake_build(tmp_path, "new", [1.0, 1.0])
+    done = run_script(
+        "--rounds", "2", "--core", "-1", "--control", str(old), str(new), "--", "b5", "0.002"
+    )
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.strip().splitlines()
+    assert rows[2].startswith(f"{old} (control copy)")
+    # Round 1 in order: old 2.0, new, copy 2.1; round 2 reversed: copy 2.3, new, old 2.2.
+    # Copy/old per round: 1.05 and 1.04545...: mean 1.048, standard error 0.002.
+    assert "paired 1.048 ± 0.002" in rows[2]
+    assert rows[3] == (
+        "control: a copy of the first build reads 1.048 ± 0.002; "
+        "ratios within 1 ± 0.052 of the first are not shown to differ"
+    )
+
+
 def test_paired_ratio_is_the_mean_of_each_round_s_ratio() -> None:
     m = load()
     mean, se = m.paired([2.0, 4.0, 1.0, 3.0], [1.0, 4.0, 1.5, 3.0])
