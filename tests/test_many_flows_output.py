@@ -184,3 +184,7 @@ def test_plots_draw_and_trace_a_few_flows_unless_told_which(tmp_path: Path) -> N
         p = transim_cli("run", str(scenario), "--out", str(out), "--plot", "--plot-flows", bad)
         assert p.returncode == 2 and needle in p.stderr, p.stderr
         assert "Traceback" not in p.stderr
+    # Flows to plot without --plot would be silently ignored: refused, naming the option.
+    p = transim_cli("run", str(scenario), "--out", str(out), "--plot-flows", "3")
+    assert p.returncode == 2 and "--plot-flows" in p.stderr and "--plot" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr

@@ -24,6 +24,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .summary_table import TERMINAL_ROWS
 
     plot = args.plot is not None
+    if args.plot_flows is not None and not plot:
+        raise ScenarioError(
+            f"--plot-flows: got {args.plot_flows!r}, but nothing is plotted without --plot; "
+            "add --plot (png or svg) to draw those flows"
+        )
     # Read once: a scenario of 100,000 flows takes seconds to parse.
     doc, source = prepare(Path(args.scenario), args.set, args.seed)
     duration = duration_seconds(doc, source)

@@ -53,6 +53,10 @@ class Result:
             self._summary, self._text = json.loads(self._text), None
         return self._summary
 
+    @summary.setter
+    def summary(self, value: dict[str, Any]) -> None:
+        self._summary, self._text = value, None
+
     @property
     def stopped_at(self) -> float | None:
         """The simulated time at which the run was stopped early (an interrupt or a wall-time
@@ -61,10 +65,6 @@ class Result:
             return self._stopped_at
         stopped: float | None = self._summary.get("stopped_at")
         return stopped
-
-    @summary.setter
-    def summary(self, value: dict[str, Any]) -> None:
-        self._summary, self._text = value, None
 
     def load_traces(self) -> None:
         """Read streamed traces back into ``flow_traces`` / ``packet_trace`` (for plots)."""

@@ -19,9 +19,9 @@ TERMINAL_ROWS = 50
 
 def render(s: dict[str, Any]) -> str:
     """The digest ``s`` of a summary (``_core.summary_digest``) as text."""
-    flows: list[dict[str, Any]] = s["flows"]
+    # The digest holds only the rows printed: the first flows, the busiest link directions.
+    shown: list[dict[str, Any]] = s["flows"]
     busy: list[dict[str, Any]] = s["links"]
-    shown = flows
     lines = [
         f"scenario {s['name']!r}  seed {s['seed']}  simulated {s['simulated_time']:.3f} s  "
         f"events {s['events']:,}",

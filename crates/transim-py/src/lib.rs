@@ -47,7 +47,7 @@ fn validate(scenario_json: &str) -> PyResult<String> {
 #[pyfunction]
 fn duration_seconds(scenario_json: &str) -> PyResult<f64> {
     let d = transim_core::scenario::build::duration(scenario_json).map_err(scenario_err)?;
-    Ok(d.0 as f64 * 1e-9)
+    Ok(transim_core::sim::secs(d.0))
 }
 
 /// What a scenario builds (nodes, link directions, flows, each TCP flow's resolved options),

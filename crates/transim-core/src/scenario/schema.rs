@@ -1035,6 +1035,7 @@ impl TcpSpec {
         )
     }
 }
+
 #[cfg(test)]
 mod size_tests {
     #[test]
