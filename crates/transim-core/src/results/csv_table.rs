@@ -266,7 +266,7 @@ impl<'de> Visitor<'de> for Value<'_> {
         self.put(|s| write!(s, "{v}").expect("writing to a String"))
     }
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
-        self.put(|s| s.push_str(&python_float(v)))
+        self.put(|s| push_python_float(s, v))
     }
     fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
         self.put(|s| s.push_str(v))
@@ -310,40 +310,68 @@ pub(crate) fn skip<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> 
 /// positional notation for decimal exponents from -4 to 15 (`0.0001`, `1e+16`, `1.5e-05`),
 /// always with a fractional part or an exponent (`3.0`), and `inf`, `-inf`, `nan`.
 pub fn python_float(v: f64) -> String {
+    let mut out = String::new();
+    push_python_float(&mut out, v);
+    out
+}
+
+/// [`python_float`] appended to `out`, without allocating: summaries at 100,000 flows write
+/// millions of floats.
+pub fn push_python_float(out: &mut String, v: f64) {
+    use std::fmt::Write as _;
     if v.is_nan() {
-        return "nan".into();
+        return out.push_str("nan");
     }
     if v.is_infinite() {
-        return if v > 0.0 { "inf" } else { "-inf" }.into();
+        return out.push_str(if v > 0.0 { "inf" } else { "-inf" });
     }
-    // Rust's `{:e}` gives the shortest round-trip digits: "1.2345e-5", "3e0".
-    let sci = format!("{v:e}");
+    // Rust's `{:e}` gives the shortest round-trip digits: "1.2345e-5", "3e0" (at most 17
+    // digits, a sign, a point and a three-digit exponent).
+    let mut buf = [0u8; 32];
+    let len = {
+        let mut w = &mut buf[..];
+        std::io::Write::write_fmt(&mut w, format_args!("{v:e}")).expect("32 bytes hold an f64");
+        32 - w.len()
+    };
+    let sci = std::str::from_utf8(&buf[..len]).expect("{:e} writes ASCII");
     let (mantissa, exp) = sci.split_once('e').expect("{:e} writes an exponent");
     let exp: i32 = exp.parse().expect("{:e} writes an integer exponent");
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
+    let mantissa = match mantissa.strip_prefix('-') {
+        Some(m) => {
+            out.push('-');
+            m
+        }
+        None => mantissa,
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    // The digits are `first` then `rest`: one digit before the point, the others after.
+    let (first, rest) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = 1 + rest.len();
     if (-4..16).contains(&exp) {
         let point = exp + 1; // digits before the decimal point
-        let text = if point <= 0 {
-            format!("0.{}{digits}", "0".repeat((-point) as usize))
-        } else if point as usize >= digits.len() {
-            format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
+        if point <= 0 {
+            out.push_str("0.");
+            (0..-point).for_each(|_| out.push('0'));
+            out.push_str(first);
+            out.push_str(rest);
+        } else if point as usize >= digits {
+            out.push_str(first);
+            out.push_str(rest);
+            (digits..point as usize).for_each(|_| out.push('0'));
+            out.push_str(".0");
         } else {
-            let (a, b) = digits.split_at(point as usize);
-            format!("{a}.{b}")
-        };
-        format!("{sign}{text}")
+            let (a, b) = rest.split_at(point as usize - 1);
+            out.push_str(first);
+            out.push_str(a);
+            out.push('.');
+            out.push_str(b);
+        }
     } else {
-        let (first, rest) = digits.split_at(1);
-        let mantissa = if rest.is_empty() {
-            first.to_string()
-        } else {
-            format!("{first}.{rest}")
-        };
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
         let esign = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{mantissa}e{esign}{:02}", exp.abs())
+        write!(out, "e{esign}{:02}", exp.abs()).expect("writing to a String cannot fail");
     }
 }

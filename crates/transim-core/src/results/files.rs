@@ -179,10 +179,32 @@ fn push_number(token: &str, out: &mut Vec<u8>) {
         [] => false,
     };
     let fraction = numeric && b.iter().any(|c| matches!(c, b'.' | b'e' | b'E'));
+    if fraction && written_as_python_would(token) {
+        return out.extend_from_slice(b);
+    }
     match token.parse::<f64>() {
         Ok(v) if fraction => out.extend_from_slice(python_float(v).as_bytes()),
         _ => out.extend_from_slice(b),
     }
+}
+
+/// True for a fraction already in the form Python's `repr` gives it, taking its digits as
+/// the shortest that read back as its value (as both the engine's JSON writer and Python's
+/// write them): positional, no trailing zero after the point but for `.0`, at most 16
+/// digits before the point (1e16 and up are written with an exponent), and no more than
+/// three zeros after a leading `0.` (below 1e-4 likewise). Most of a summary's fractions
+/// are, and are then copied rather than read and written again.
+fn written_as_python_would(token: &str) -> bool {
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    let Some((whole, fraction)) = digits.split_once('.') else {
+        return false;
+    };
+    let all_digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+    all_digits(whole)
+        && all_digits(fraction)
+        && (whole == "0" || (!whole.starts_with('0') && whole.len() <= 16))
+        && (fraction == "0" || !fraction.ends_with('0'))
+        && !(whole == "0" && fraction.starts_with("0000"))
 }
 
 /// A string token with its non-ASCII characters as `\uXXXX` escapes (UTF-16 surrogate pairs
@@ -286,6 +308,48 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(python_float(v), want, "{v:e}");
         }
+    }
+
+    /// The copy taken for fractions already in Python's form gives what reading and writing
+    /// them gives, and the ones it leaves to that path are the ones that change.
+    #[test]
+    fn fractions_in_pythons_form_are_copied_and_only_they() {
+        let text = |token: &str| {
+            let mut out = vec![];
+            push_number(token, &mut out);
+            String::from_utf8(out).unwrap()
+        };
+        let kept = [
+            "0.0",
+            "-0.0",
+            "1.0",
+            "0.74",
+            "0.0001",
+            "0.00012",
+            "-2.5",
+            "79146897.2972973",
+            "0.30000000000000004",
+            "1000000000000000.0",
+            "123456789012345.6",
+        ];
+        for t in kept {
+            assert!(written_as_python_would(t), "{t}");
+            assert_eq!(text(t), python_float(t.parse().unwrap()), "{t}");
+        }
+        let changed = [
+            ("0.00001", "1e-05"),
+            ("1e16", "1e+16"),
+            ("1.5e-5", "1.5e-05"),
+            ("10000000000000000.0", "1e+16"),
+            ("0.50", "0.5"),
+            ("3e0", "3.0"),
+        ];
+        for (t, want) in changed {
+            assert!(!written_as_python_would(t), "{t}");
+            assert_eq!(text(t), want, "{t}");
+        }
+        assert_eq!(text("12"), "12");
+        assert_eq!(text("-7"), "-7");
     }
 
     #[test]
