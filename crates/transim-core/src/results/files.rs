@@ -174,14 +174,14 @@ pub fn indent_into(json: &str, sink: &mut impl Write) -> std::io::Result<()> {
 /// reads as (`1e-5` becomes `1e-05`, `1e16` becomes `1e+16`), anything else as it is.
 fn push_number(token: &str, out: &mut Vec<u8>) {
     let b = token.as_bytes();
+    if written_as_python_would(token) {
+        return out.extend_from_slice(b);
+    }
     let numeric = match b {
         [b'-', d, ..] | [d, ..] => d.is_ascii_digit(),
         [] => false,
     };
     let fraction = numeric && b.iter().any(|c| matches!(c, b'.' | b'e' | b'E'));
-    if fraction && written_as_python_would(token) {
-        return out.extend_from_slice(b);
-    }
     match token.parse::<f64>() {
         Ok(v) if fraction => out.extend_from_slice(python_float(v).as_bytes()),
         _ => out.extend_from_slice(b),
