@@ -65,6 +65,26 @@ def test_files_are_what_python_writes_for_the_summary(scenario: str, tmp_path: P
         assert fh.read() == _reference_csv(summary["links"])
 
 
+def test_the_engines_summary_text_stays_with_the_engine_until_asked_for() -> None:
+    import copy
+    import pickle
+
+    from transim import _core
+
+    r = transim.run(ROOT / "scenarios" / "dumbbell.toml")
+    text = r._summary_text()
+    # Not a Python string (300 MB to copy at 100,000 flows), but one on demand.
+    assert isinstance(text, _core.SummaryText)
+    as_str = str(text)
+    assert isinstance(as_str, str) and repr(text) == f"<summary JSON text, {len(as_str)} bytes>"
+    assert pickle.loads(pickle.dumps(text)) == as_str and copy.deepcopy(text) == as_str
+    # The digest and the files read it as they read the string.
+    assert _core.summary_digest(text, 3) == _core.summary_digest(as_str, 3)
+    assert json.loads(as_str) == r.summary
+    with pytest.raises(TypeError, match="JSON text .* not dict"):
+        _core.summary_digest({"flows": []})  # type: ignore[arg-type]
+
+
 def test_a_summary_made_in_python_is_written_as_it_stands(tmp_path: Path) -> None:
     r = transim.run(ROOT / "scenarios" / "dumbbell.toml")
     r.summary["flows"][0]["note"] = 'edited, with a comma, and "quotes" é'

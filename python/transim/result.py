@@ -27,14 +27,15 @@ class Result:
         packet_trace: dict[str, np.ndarray] | None,
         scenario: dict[str, Any],
         *,
-        text: str | None = None,
+        text: str | _core.SummaryText | None = None,
         stopped_at: float | None = None,
     ) -> None:
         if summary is None and text is None:
             raise ValueError("a Result needs its summary, as a dict or as JSON text")
         self._summary = summary
         # The engine's JSON text of the summary, read into ``summary`` when first asked for:
-        # a run of 100,000 flows writes its files without building 30 million Python objects.
+        # a run of 100,000 flows writes its files without building 30 million Python objects
+        # (nor, from the engine's text, a Python string of 300 MB).
         self._text = text
         self._stopped_at = stopped_at
         self.flow_traces = flow_traces
@@ -50,7 +51,7 @@ class Result:
         if self._summary is None:
             assert self._text is not None
             # The text is not kept beside the objects: once read, the summary may be edited.
-            self._summary, self._text = json.loads(self._text), None
+            self._summary, self._text = json.loads(str(self._text)), None
         return self._summary
 
     @summary.setter
@@ -116,7 +117,7 @@ class Result:
             raise ValueError(f"limit must be at least 1 row, got {limit}")
         return render(json.loads(_core.summary_digest(self._summary_text(), limit)))
 
-    def _summary_text(self) -> str:
+    def _summary_text(self) -> str | _core.SummaryText:
         """The summary as compact JSON text: the engine's own while nobody has read the
         summary (and so could have edited it), else the summary dumped."""
         if self._summary is None and self._text is not None:
