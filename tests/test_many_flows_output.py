@@ -208,3 +208,45 @@ def test_plots_draw_and_trace_a_few_flows_unless_told_which(tmp_path: Path) -> N
     p = transim_cli("run", str(scenario), "--out", str(out), "--plot-flows", "3")
     assert p.returncode == 2 and "--plot-flows" in p.stderr and "--plot" in p.stderr, p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_an_entrys_count_runs_as_that_many_entries_would(tmp_path: Path) -> None:
+    listed = _many_flows(12)
+    listed["flows"][5] = {"app": {"kind": "finite", "bytes": "200kB"}, "start": "0.1s"}
+    counted = {
+        **listed,
+        "flows": [
+            {"app": {"kind": "bulk"}, "count": 5},
+            {"app": {"kind": "finite", "bytes": "200kB"}, "start": "0.1s"},
+            {"app": {"kind": "bulk"}, "count": 6},
+        ],
+    }
+    a, b = transim.run(listed), transim.run(counted)
+    assert str(a._summary_text()) == str(b._summary_text())
+    assert [f["name"] for f in b.flows] == [f"flow{i}" for i in range(12)]
+    # The command line counts the copies: in what it validates and in the flows it plots.
+    scenario = tmp_path / "counted.json"
+    scenario.write_text(json.dumps(counted))
+    p = transim_cli("validate", str(scenario))
+    assert p.returncode == 0 and "dumbbell topology, 12 flows" in p.stdout, p.stdout
+    out = tmp_path / "o"
+    p = transim_cli("run", str(scenario), "--out", str(out), "--plot", "--plot-flows", "11")
+    assert p.returncode == 0, p.stderr
+    assert (out / "sequence_flow11.png").exists()
+    p = transim_cli("run", str(scenario), "--out", str(out), "--plot", "--plot-flows", "12")
+    assert p.returncode == 2 and "has 12 flows (0 to 11)" in p.stderr, p.stderr
+
+
+def test_an_error_in_a_counted_entry_names_the_entry(tmp_path: Path) -> None:
+    doc = _many_flows(1)
+    doc["flows"] = [{"count": 2}, {"count": 3, "tcp": {"cc": "renoo"}}]
+    scenario = tmp_path / "bad.json"
+    scenario.write_text(json.dumps(doc))
+    p = transim_cli("validate", str(scenario))
+    assert p.returncode == 2, p.stdout
+    assert "flows[1].tcp.cc" in p.stderr and "renoo" in p.stderr, p.stderr
+    assert "one of this entry's 3 copies" in p.stderr and "Traceback" not in p.stderr
+    doc["flows"] = [{"count": -1}]
+    scenario.write_text(json.dumps(doc))
+    p = transim_cli("validate", str(scenario))
+    assert p.returncode == 2 and "flows[0].count" in p.stderr, p.stderr

@@ -23,6 +23,7 @@ from typing import Any
 
 from .data import resource
 from .format import fmt_rate
+from .scenario import flow_count
 
 BENCH_DIR = resource("benches")
 
@@ -65,7 +66,7 @@ def b4_scenario(flows: int, packets: int = 1_000_000) -> dict[str, Any]:
             "access": {"rate": "10Gbps", "delay": "0ms", "queue": 1000},
             "bottleneck": {"rate": "1Gbps", "delay": "10ms", "queue": 2000},
         },
-        "flows": [{"app": {"kind": "bulk"}} for _ in range(flows)],
+        "flows": [{"app": {"kind": "bulk"}, "count": flows}],
     }
 
 
@@ -254,7 +255,7 @@ def run_scale(name: str, repeat: int) -> list[dict[str, Any]]:
         for i in range(repeat):
             for (label, doc), path in zip(cases, paths, strict=True):
                 # 100,000 flows take a few seconds and 1.4 GB each time: once.
-                if i > 0 and len(doc.get("flows", [])) >= 100_000:
+                if i > 0 and (flow_count(doc) or 0) >= 100_000:
                     continue
                 print(f"  {label} run {i + 1} ...", file=sys.stderr, flush=True)
                 runs[label].append(run_one(path))
@@ -263,7 +264,7 @@ def run_scale(name: str, repeat: int) -> list[dict[str, Any]]:
     for label, doc in cases:
         med = sorted(runs[label], key=lambda r: r["wall"])[len(runs[label]) // 2]
         med["label"] = label
-        med["flows"] = len(doc.get("flows", [])) or 1024
+        med["flows"] = flow_count(doc) or 1024
         med["ns_per_packet"] = med["wall"] / max(med["packets"], 1) * 1e9
         med["ns_per_hop"] = med["wall"] / max(med["hops"], 1) * 1e9
         med["events_per_packet"] = med["events"] / max(med["packets"], 1)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .scenario import ScenarioError, validate
+from .scenario import ScenarioError, flow_count, validate
 from .studies import STUDIES
 
 
@@ -106,8 +106,7 @@ def _plotted_flows(given: str | None, doc: dict[str, object]) -> list[int]:
     """The flow indices ``--plot-flows`` names (default: the first ``PLOT_FLOWS``), checked
     against the scenario's flows when it lists them (generated traffic is known only once
     the run is built; indices past its flows are then skipped)."""
-    flows = doc.get("flows")
-    count = len(flows) if isinstance(flows, list) else None
+    count = flow_count(doc)
     if given is None:
         return list(range(PLOT_FLOWS if count is None else min(count, PLOT_FLOWS)))
     try:

@@ -226,6 +226,20 @@ def _resolve_files(doc: dict[str, Any], source: str) -> None:
                 a["map"] = str((base / p).resolve())
 
 
+def flow_count(doc: Mapping[str, Any]) -> int | None:
+    """How many flows a scenario's ``[[flows]]`` entries make, each entry counted ``count``
+    times (None when ``flows`` is not a list; flows a ``[traffic]`` pattern adds are known
+    only once the scenario is built). A wrong ``count`` counts once: the schema reports it."""
+    flows = doc.get("flows")
+    if not isinstance(flows, list):
+        return None
+    total = 0
+    for f in flows:
+        n = f.get("count", 1) if isinstance(f, dict) else 1
+        total += n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
+    return total
+
+
 def to_json(doc: Mapping[str, Any]) -> str:
     """Serialise for the engine (TOML dates, if any, become strings and are then rejected
     by the schema with a path)."""

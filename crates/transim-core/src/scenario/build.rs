@@ -407,8 +407,14 @@ pub(super) fn forbid<T>(
 /// flows' packets are then forwarded by each flow's own path (see [`Routes::pin_flows`]).
 pub const PIN_FLOWS_ABOVE: usize = 64 * 1024;
 
-/// Validate a scenario and build the simulation.
+/// Validate a scenario and build the simulation. An error in a copy an entry's `count` made
+/// names the entry as written.
 pub fn build(sc: &Scenario) -> Result<Simulation, ScenarioError> {
+    build_flows(sc).map_err(|e| super::generate::at_entry(sc, e))
+}
+
+/// [`build`], with errors naming flows by their place among all the flows.
+fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     if sc.duration.0 == 0 {
         return Err(ScenarioError::new(
             "duration",

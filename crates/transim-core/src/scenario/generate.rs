@@ -11,8 +11,12 @@ use super::error::ScenarioError;
 use super::schema::*;
 use crate::sim::rng::Rng;
 
-/// Expand generated topologies and traffic patterns in place.
+/// The most flows a scenario's generators (an entry's `count`, a traffic pattern) may make.
+pub const MAX_FLOWS: u64 = 1_000_000;
+
+/// Expand flow entries with a `count`, generated topologies and traffic patterns in place.
 pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
+    expand_counts(sc)?;
     let t = &sc.topology;
     let (kind, allowed): (&str, &[&str]) = match t.kind {
         TopologyKind::FatTree => ("fat_tree", &["k"]),
@@ -74,6 +78,79 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
+}
+
+/// Replace every `[[flows]]` entry with a `count` by that many copies, and note which entry
+/// each flow came from (`Scenario::flow_entries`) when any entry made copies.
+fn expand_counts(sc: &mut Scenario) -> Result<(), ScenarioError> {
+    let mut total = 0u64;
+    for (i, f) in sc.flows.iter().enumerate() {
+        let n = f.count.unwrap_or(1);
+        if n == 0 {
+            return Err(ScenarioError::new(
+                format!("flows[{i}].count"),
+                "got 0; expected how many such flows, at least 1",
+            ));
+        }
+        total += n as u64;
+    }
+    if total > MAX_FLOWS {
+        return Err(ScenarioError::new(
+            "flows",
+            format!("the entries' counts make {total} flows; at most 1,000,000"),
+        ));
+    }
+    if total == sc.flows.len() as u64 {
+        for f in &mut sc.flows {
+            f.count = None;
+        }
+        return Ok(());
+    }
+    let mut flows = Vec::with_capacity(total as usize);
+    let mut entries = Vec::with_capacity(total as usize);
+    for (i, mut f) in std::mem::take(&mut sc.flows).into_iter().enumerate() {
+        let n = f.count.take().unwrap_or(1);
+        let name = f.name.take();
+        for j in 0..n {
+            let mut copy = f.clone();
+            copy.name = match &name {
+                Some(name) if n > 1 => Some(format!("{name}{j}")),
+                other => other.clone(),
+            };
+            flows.push(copy);
+            entries.push(i as u32);
+        }
+    }
+    sc.flows = flows;
+    sc.flow_entries = entries;
+    Ok(())
+}
+
+/// `e` with a path into an entry's copy (`flows[k]…`) naming the entry as written, when
+/// entries' counts made copies (see [`Scenario::flow_entries`]).
+pub fn at_entry(sc: &Scenario, e: ScenarioError) -> ScenarioError {
+    let Some(rest) = e.path.strip_prefix("flows[") else {
+        return e;
+    };
+    let Some((k, rest)) = rest.split_once(']') else {
+        return e;
+    };
+    let (Ok(k), false) = (k.parse::<usize>(), sc.flow_entries.is_empty()) else {
+        return e;
+    };
+    let Some(&entry) = sc.flow_entries.get(k) else {
+        return e;
+    };
+    let copies = sc.flow_entries.iter().filter(|&&x| x == entry).count();
+    let message = if copies > 1 {
+        format!(
+            "{} (in flow {k}, one of this entry's {copies} copies)",
+            e.message
+        )
+    } else {
+        e.message
+    };
+    ScenarioError::new(format!("flows[{entry}]{rest}"), message)
 }
 
 fn need(v: Option<u32>, path: &str, what: &str) -> Result<u32, ScenarioError> {
@@ -322,7 +399,7 @@ fn pattern(
                 .collect()
         }
         TrafficPattern::AllToAll => {
-            if n * (n - 1) > 1_000_000 {
+            if (n * (n - 1)) as u64 > MAX_FLOWS {
                 return Err(ScenarioError::new(
                     "traffic.pattern",
                     format!(
@@ -406,5 +483,76 @@ mod tests {
             serde_json::from_value(serde_json::json!({"pattern": "incast", "senders": 5})).unwrap();
         let e = pattern(&bad, &hosts, 1).unwrap_err();
         assert!(e.to_string().contains("traffic.senders"), "{e}");
+    }
+
+    fn dumbbell(flows: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({"duration": "1s", "flows": flows, "topology": {"kind": "dumbbell",
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": 20}}})
+    }
+
+    #[test]
+    fn an_entrys_count_makes_as_many_flows_named_after_it() {
+        let sc = super::super::parse(dumbbell(serde_json::json!([
+            {"name": "web", "count": 3, "start": "1s"},
+            {"app": {"kind": "bulk"}},
+            {"name": "one", "count": 1},
+            {"count": 2},
+        ])))
+        .unwrap();
+        let names: Vec<Option<&str>> = sc.flows.iter().map(|f| f.name.as_deref()).collect();
+        assert_eq!(
+            names,
+            [
+                Some("web0"),
+                Some("web1"),
+                Some("web2"),
+                None,
+                Some("one"),
+                None,
+                None
+            ]
+        );
+        assert_eq!(sc.flow_entries, [0, 0, 0, 1, 2, 3, 3]);
+        assert!(sc.flows.iter().all(|f| f.count.is_none()));
+        assert!(sc.flows[..3].iter().all(|f| f.start == sc.flows[0].start));
+        // Without copies nothing is noted.
+        let sc = super::super::parse(dumbbell(serde_json::json!([{"count": 1}, {}]))).unwrap();
+        assert_eq!((sc.flows.len(), sc.flow_entries.len()), (2, 0));
+    }
+
+    #[test]
+    fn a_count_of_nothing_or_too_many_is_refused_by_name() {
+        let e = super::super::parse(dumbbell(serde_json::json!([{}, {"count": 0}])));
+        let e = e.unwrap_err();
+        assert_eq!(e.path, "flows[1].count");
+        assert!(e.message.contains("got 0"), "{e}");
+        let e = super::super::parse(dumbbell(serde_json::json!([
+            {"count": 600_000}, {"count": 400_001}
+        ])))
+        .unwrap_err();
+        assert_eq!(e.path, "flows");
+        assert!(
+            e.message.contains("1000001 flows; at most 1,000,000"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_error_in_a_copy_names_the_entry_as_written() {
+        // A dumbbell's flows may not name their nodes; the fifth flow is the second entry's
+        // third copy.
+        let sc = super::super::parse(dumbbell(serde_json::json!([
+            {"count": 2}, {"count": 3, "src": "x"}
+        ])))
+        .unwrap();
+        let Err(e) = super::super::build(&sc) else {
+            panic!("a dumbbell flow naming its source must be refused")
+        };
+        assert_eq!(e.path, "flows[1].src");
+        assert!(
+            e.message
+                .ends_with("(in flow 2, one of this entry's 3 copies)"),
+            "{e}"
+        );
     }
 }

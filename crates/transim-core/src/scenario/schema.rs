@@ -51,6 +51,10 @@ pub struct Scenario {
     /// What every host does to the packets it sends.
     #[serde(default)]
     pub endpoints: Option<EndpointsSpec>,
+    /// For each flow, the `[[flows]]` entry it was copied from, once an entry's `count` has
+    /// made copies (empty when none did): errors name the entry as written.
+    #[serde(skip)]
+    pub flow_entries: Vec<u32>,
 }
 
 /// The `[endpoints]` table.
@@ -502,6 +506,11 @@ pub struct FlowSpec {
     /// Display name (default `"flow<i>"`).
     #[serde(default)]
     pub name: Option<String>,
+    /// How many such flows the entry stands for (default 1): as if it were written that many
+    /// times (in a dumbbell each has its own hosts). Copies of a named entry are named
+    /// `<name><j>`, j counting from 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
     /// Explicit topologies: sender node.
     #[serde(default)]
     pub src: Option<String>,
