@@ -1,7 +1,8 @@
 //! Topology and traffic generators: `fat_tree`, `leaf_spine` and `parking_lot` topologies
 //! become explicit node and link lists, and a `[traffic]` pattern (permutation, incast,
-//! all-to-all) becomes flows, before the scenario is built. A 1,024-host fat-tree study is then
-//! a ten-line file.
+//! all-to-all) becomes flows, before the scenario is built; so does a `[[flows]]` entry with
+//! a `count`, copied that many times. A 1,024-host fat-tree study, or 10,000 flows on a
+//! dumbbell, is then a ten-line file.
 //!
 //! Names: hosts `h0`, `h1`, …; fat tree switches `edge<pod>_<i>`, `agg<pod>_<i>`, `core<i>`;
 //! leaf-spine `leaf<i>`, `spine<i>`; parking lot routers `r0` … `r<hops>`, the long flow's hosts
