@@ -125,7 +125,8 @@ def worker(path: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     raw = _core.run(text)
     wall = time.perf_counter() - t0
-    res = json.loads(str(raw["result"]))
+    # Popped: the engine's copy of the text goes as soon as Python has its own.
+    res = json.loads(str(raw.pop("result")))
     flows = res["flows"]
     goodputs = [f["goodput_bps"] for f in flows]
     cell_links = [link for link in res["links"] if link.get("unit") == "cells"]

@@ -57,7 +57,7 @@ def run_batch(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row["engine"] = engine
         try:
             raw = _core.run(job["scenario"])
-            summary = json.loads(str(raw["result"]))
+            summary = json.loads(str(raw.pop("result")))
             row.update(status="ok", metrics=metrics(summary))
             if job.get("keep_summary"):
                 row["summary"] = summary
