@@ -10,6 +10,7 @@
 
 use super::error::ScenarioError;
 use super::schema::*;
+use super::units::Duration;
 use crate::sim::rng::Rng;
 
 /// The most flows a scenario's generators (an entry's `count`, a traffic pattern) may make.
@@ -103,7 +104,7 @@ fn expand_counts(sc: &mut Scenario) -> Result<(), ScenarioError> {
     }
     if total == sc.flows.len() as u64 {
         for f in &mut sc.flows {
-            f.count = None;
+            (f.count, f.stagger) = (None, None);
         }
         return Ok(());
     }
@@ -112,12 +113,28 @@ fn expand_counts(sc: &mut Scenario) -> Result<(), ScenarioError> {
     for (i, mut f) in std::mem::take(&mut sc.flows).into_iter().enumerate() {
         let n = f.count.take().unwrap_or(1);
         let name = f.name.take();
+        let (first, stagger) = (
+            f.start.map_or(0, |t| t.0),
+            f.stagger.take().map_or(0, |t| t.0),
+        );
         for j in 0..n {
             let mut copy = f.clone();
             copy.name = match &name {
                 Some(name) if n > 1 => Some(format!("{name}{j}")),
                 other => other.clone(),
             };
+            if stagger > 0 {
+                let start = stagger
+                    .checked_mul(j as u64)
+                    .and_then(|d| d.checked_add(first))
+                    .ok_or_else(|| {
+                        ScenarioError::new(
+                            format!("flows[{i}].stagger"),
+                            "puts the last copies' start beyond any time the run can reach",
+                        )
+                    })?;
+                copy.start = Some(Duration(start));
+            }
             flows.push(copy);
             entries.push(i as u32);
         }
@@ -519,6 +536,42 @@ mod tests {
         // Without copies nothing is noted.
         let sc = super::super::parse(dumbbell(serde_json::json!([{"count": 1}, {}]))).unwrap();
         assert_eq!((sc.flows.len(), sc.flow_entries.len()), (2, 0));
+    }
+
+    #[test]
+    fn staggered_copies_start_that_far_apart() {
+        let sc = super::super::parse(dumbbell(serde_json::json!([
+            {"count": 3, "start": "1s", "stagger": "10ms"},
+            {"count": 2, "stagger": "1ms"},
+            {"stagger": "5ms"},
+        ])))
+        .unwrap();
+        let starts: Vec<Option<u64>> = sc.flows.iter().map(|f| f.start.map(|t| t.0)).collect();
+        let ms = 1_000_000;
+        assert_eq!(
+            starts,
+            [
+                Some(1000 * ms),
+                Some(1010 * ms),
+                Some(1020 * ms),
+                Some(0),
+                Some(ms),
+                Some(0) // one copy: where an unstaggered flow starts
+            ]
+        );
+        assert!(sc.flows.iter().all(|f| f.stagger.is_none()));
+        // Copies the run ends before are refused, naming the entry.
+        let mut v = dumbbell(serde_json::json!([{"count": 3, "stagger": "0.6s"}]));
+        v["duration"] = serde_json::json!("1s");
+        let Err(e) = super::super::build(&super::super::parse(v).unwrap()) else {
+            panic!("a copy starting after the end must be refused")
+        };
+        assert_eq!(e.path, "flows[0].start");
+        assert!(
+            e.message
+                .contains("(in flow 2, one of this entry's 3 copies)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -511,6 +511,10 @@ pub struct FlowSpec {
     /// `<name><j>`, j counting from 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
+    /// With a `count`: how far apart the copies start (copy j at `start` + j × `stagger`;
+    /// default together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stagger: Option<Duration>,
     /// Explicit topologies: sender node.
     #[serde(default)]
     pub src: Option<String>,
