@@ -22,6 +22,7 @@ SECTIONS = (
     "Bursty loss on a wireless hop",
     "ACK congestion on an asymmetric access link",
     "Every congestion control on one path",
+    "Fifty CUBIC and fifty Reno flows from two entries",
     "Cross-validation: the same scenarios in ns-3",
     "Linux 2.6 slow start with small writes",
 )
@@ -38,7 +39,12 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_markdown_and_raw_results_are_written(report: Path) -> None:
     text = (report / "report.md").read_text()
     assert f"Sections finished: {len(SECTIONS)} of {len(SECTIONS)}" in text
-    for img in ("dumbbell/cwnd.png", "study1-sctp/transfer_times.png", "study2-atm/table2.png"):
+    for img in (
+        "dumbbell/cwnd.png",
+        "study1-sctp/transfer_times.png",
+        "study2-atm/table2.png",
+        "many-flows/goodput.png",
+    ):
         assert (report / img).stat().st_size > 1000
     from transim.peers import Ns3Unavailable, find_ns3
 
