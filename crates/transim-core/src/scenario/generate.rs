@@ -104,7 +104,7 @@ fn expand_counts(sc: &mut Scenario) -> Result<(), ScenarioError> {
     }
     if total == sc.flows.len() as u64 {
         for f in &mut sc.flows {
-            (f.count, f.stagger) = (None, None);
+            (f.count, f.stagger, f.jitter) = (None, None, None);
         }
         return Ok(());
     }
@@ -113,23 +113,27 @@ fn expand_counts(sc: &mut Scenario) -> Result<(), ScenarioError> {
     for (i, mut f) in std::mem::take(&mut sc.flows).into_iter().enumerate() {
         let n = f.count.take().unwrap_or(1);
         let name = f.name.take();
-        let (first, stagger) = (
-            f.start.map_or(0, |t| t.0),
-            f.stagger.take().map_or(0, |t| t.0),
-        );
+        let first = f.start.map_or(0, |t| t.0);
+        let stagger = f.stagger.take().map_or(0, |t| t.0);
+        let jitter = f.jitter.take().map_or(0, |t| t.0);
+        let mut draws = Rng::stream_joined(sc.seed, &["flows/", &i.to_string(), "/jitter"]);
         for j in 0..n {
             let mut copy = f.clone();
             copy.name = match &name {
                 Some(name) if n > 1 => Some(format!("{name}{j}")),
                 other => other.clone(),
             };
-            if stagger > 0 {
+            if stagger > 0 || jitter > 0 {
+                // A draw in [0, jitter) ns (the float's rounding kept below the bound).
+                let late = ((draws.uniform() * jitter as f64) as u64).min(jitter.saturating_sub(1));
                 let start = stagger
                     .checked_mul(j as u64)
                     .and_then(|d| d.checked_add(first))
+                    .and_then(|d| d.checked_add(late))
                     .ok_or_else(|| {
+                        let key = if stagger > 0 { "stagger" } else { "jitter" };
                         ScenarioError::new(
-                            format!("flows[{i}].stagger"),
+                            format!("flows[{i}].{key}"),
                             "puts the last copies' start beyond any time the run can reach",
                         )
                     })?;
@@ -560,6 +564,26 @@ mod tests {
             ]
         );
         assert!(sc.flows.iter().all(|f| f.stagger.is_none()));
+        // Jitter: each copy later by a draw in [0, jitter), from the seed.
+        let jittered = |seed: u64| -> Vec<u64> {
+            let mut v = dumbbell(serde_json::json!([
+                {"count": 200, "start": "1s", "stagger": "1ms", "jitter": "5ms"}
+            ]));
+            v["seed"] = serde_json::json!(seed);
+            let sc = super::super::parse(v).unwrap();
+            assert!(sc.flows.iter().all(|f| f.jitter.is_none()));
+            sc.flows.iter().map(|f| f.start.unwrap().0).collect()
+        };
+        let a = jittered(1);
+        let late: Vec<u64> = (0..200).map(|j| a[j] - 1000 * ms - j as u64 * ms).collect();
+        assert!(late.iter().all(|&d| d < 5 * ms), "{late:?}");
+        let mean = late.iter().sum::<u64>() as f64 / 200.0 / ms as f64;
+        assert!(
+            (2.0..3.0).contains(&mean),
+            "mean draw {mean} ms, expected about 2.5"
+        );
+        assert_eq!(a, jittered(1), "the same seed, the same starts");
+        assert_ne!(a, jittered(2), "another seed, other starts");
         // Copies the run ends before are refused, naming the entry.
         let mut v = dumbbell(serde_json::json!([{"count": 3, "stagger": "0.6s"}]));
         v["duration"] = serde_json::json!("1s");
