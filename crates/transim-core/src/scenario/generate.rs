@@ -102,7 +102,7 @@ fn expand_counts(sc: &mut Scenario) -> Result<(), ScenarioError> {
             format!("the entries' counts make {total} flows; at most 1,000,000"),
         ));
     }
-    if total == sc.flows.len() as u64 {
+    if total == sc.flows.len() as u64 && sc.flows.iter().all(|f| f.jitter.is_none()) {
         for f in &mut sc.flows {
             (f.count, f.stagger, f.jitter) = (None, None, None);
         }
@@ -583,6 +583,15 @@ mod tests {
             "mean draw {mean} ms, expected about 2.5"
         );
         assert_eq!(a, jittered(1), "the same seed, the same starts");
+        // One copy is jittered as one of many is, whatever the other entries.
+        let sc = super::super::parse(dumbbell(serde_json::json!([{"jitter": "5ms"}]))).unwrap();
+        let alone = sc.flows[0].start.unwrap().0;
+        let sc = super::super::parse(dumbbell(
+            serde_json::json!([{"jitter": "5ms"}, {"count": 2}]),
+        ))
+        .unwrap();
+        assert_eq!(sc.flows[0].start.unwrap().0, alone);
+        assert!(alone < 5 * ms && sc.flows[1].start.is_none());
         assert_ne!(a, jittered(2), "another seed, other starts");
         // Copies the run ends before are refused, naming the entry.
         let mut v = dumbbell(serde_json::json!([{"count": 3, "stagger": "0.6s"}]));

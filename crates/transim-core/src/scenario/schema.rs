@@ -515,8 +515,8 @@ pub struct FlowSpec {
     /// default together).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stagger: Option<Duration>,
-    /// With a `count`: each copy starts later by a time drawn uniformly from [0, `jitter`)
-    /// (from the scenario's seed), after any `stagger`.
+    /// Each copy (the only one, without a `count`) starts later by a time drawn uniformly
+    /// from [0, `jitter`) (from the scenario's seed), after any `stagger`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter: Option<Duration>,
     /// Explicit topologies: sender node.
