@@ -116,7 +116,9 @@ fn expand_counts(sc: &mut Scenario) -> Result<(), ScenarioError> {
         let first = f.start.map_or(0, |t| t.0);
         let stagger = f.stagger.take().map_or(0, |t| t.0);
         let jitter = f.jitter.take().map_or(0, |t| t.0);
-        let mut draws = Rng::stream_joined(sc.seed, &["flows/", &i.to_string(), "/jitter"]);
+        // The entry's own stream of draws, made only when it has a jitter.
+        let mut draws = (jitter > 0)
+            .then(|| Rng::stream_joined(sc.seed, &["flows/", &i.to_string(), "/jitter"]));
         for j in 0..n {
             let mut copy = f.clone();
             copy.name = match &name {
@@ -125,7 +127,9 @@ fn expand_counts(sc: &mut Scenario) -> Result<(), ScenarioError> {
             };
             if stagger > 0 || jitter > 0 {
                 // A draw in [0, jitter) ns (the float's rounding kept below the bound).
-                let late = ((draws.uniform() * jitter as f64) as u64).min(jitter.saturating_sub(1));
+                let late = draws.as_mut().map_or(0, |d| {
+                    ((d.uniform() * jitter as f64) as u64).min(jitter - 1)
+                });
                 let start = stagger
                     .checked_mul(j as u64)
                     .and_then(|d| d.checked_add(first))
@@ -507,6 +511,14 @@ mod tests {
         assert!(e.to_string().contains("traffic.senders"), "{e}");
     }
 
+    /// The error building the scenario `v` must give.
+    fn build_error(v: serde_json::Value, why: &str) -> ScenarioError {
+        match super::super::build(&super::super::parse(v).unwrap()) {
+            Err(e) => e,
+            Ok(_) => panic!("{why}"),
+        }
+    }
+
     fn dumbbell(flows: serde_json::Value) -> serde_json::Value {
         serde_json::json!({"duration": "1s", "flows": flows, "topology": {"kind": "dumbbell",
             "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": 20}}})
@@ -583,6 +595,7 @@ mod tests {
             "mean draw {mean} ms, expected about 2.5"
         );
         assert_eq!(a, jittered(1), "the same seed, the same starts");
+        assert_ne!(a, jittered(2), "another seed, other starts");
         // One copy is jittered as one of many is, whatever the other entries.
         let sc = super::super::parse(dumbbell(serde_json::json!([{"jitter": "5ms"}]))).unwrap();
         let alone = sc.flows[0].start.unwrap().0;
@@ -592,13 +605,10 @@ mod tests {
         .unwrap();
         assert_eq!(sc.flows[0].start.unwrap().0, alone);
         assert!(alone < 5 * ms && sc.flows[1].start.is_none());
-        assert_ne!(a, jittered(2), "another seed, other starts");
         // Copies the run ends before are refused, naming the entry.
         let mut v = dumbbell(serde_json::json!([{"count": 3, "stagger": "0.6s"}]));
         v["duration"] = serde_json::json!("1s");
-        let Err(e) = super::super::build(&super::super::parse(v).unwrap()) else {
-            panic!("a copy starting after the end must be refused")
-        };
+        let e = build_error(v, "a copy starting after the end must be refused");
         assert_eq!(e.path, "flows[0].start");
         assert!(
             e.message
@@ -628,13 +638,10 @@ mod tests {
     fn an_error_in_a_copy_names_the_entry_as_written() {
         // A dumbbell's flows may not name their nodes; the fifth flow is the second entry's
         // third copy.
-        let sc = super::super::parse(dumbbell(serde_json::json!([
-            {"count": 2}, {"count": 3, "src": "x"}
-        ])))
-        .unwrap();
-        let Err(e) = super::super::build(&sc) else {
-            panic!("a dumbbell flow naming its source must be refused")
-        };
+        let e = build_error(
+            dumbbell(serde_json::json!([{"count": 2}, {"count": 3, "src": "x"}])),
+            "a dumbbell flow naming its source must be refused",
+        );
         assert_eq!(e.path, "flows[1].src");
         assert!(
             e.message
