@@ -8,9 +8,10 @@
 //! leaf-spine `leaf<i>`, `spine<i>`; parking lot routers `r0` … `r<hops>`, the long flow's hosts
 //! `src`/`dst` and each hop's cross-traffic hosts `x<i>s`/`x<i>d`.
 
+use super::arrivals;
 use super::error::ScenarioError;
 use super::schema::*;
-use super::units::Duration;
+use super::units::{Duration, Size};
 use crate::sim::rng::Rng;
 
 /// The most flows a scenario's generators (an entry's `count`, a traffic pattern) may make.
@@ -44,6 +45,7 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
             ));
         }
     }
+    let host_link_rate = sc.topology.host_link.as_ref().map(|l| l.rate);
     let hosts = match sc.topology.kind {
         TopologyKind::FatTree => Some(fat_tree(&mut sc.topology)?),
         TopologyKind::LeafSpine => Some(leaf_spine(&mut sc.topology)?),
@@ -51,6 +53,7 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
         TopologyKind::Dumbbell | TopologyKind::Explicit => None,
     };
     if let Some(t) = sc.traffic.take() {
+        let first = sc.flows.len();
         let hosts = match (&t.hosts, hosts) {
             (Some(h), _) => h.clone(),
             (None, Some(h)) => h,
@@ -67,7 +70,29 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
                 "is not allowed in a dumbbell topology (its flows make their own hosts)",
             ));
         }
+        two_hosts_at_least(&hosts)?;
+        if t.pattern == TrafficPattern::Poisson {
+            let arrivals = arrivals::poisson(&t, hosts.len(), host_link_rate, sc.seed)?;
+            sc.traffic_flows = Some((first, arrivals.len()));
+            for a in arrivals {
+                sc.flows.push(FlowSpec {
+                    src: Some(hosts[a.src].clone()),
+                    dst: Some(hosts[a.dst].clone()),
+                    start: Some(Duration(a.start)),
+                    app: AppSpec {
+                        kind: AppKind::Finite,
+                        bytes: Some(Size(a.bytes)),
+                        ..AppSpec::default()
+                    },
+                    tcp: t.tcp.clone().map(Box::new),
+                    ..FlowSpec::default()
+                });
+            }
+            return Ok(());
+        }
+        arrivals::check_not_poisson(&t)?;
         let pairs = pattern(&t, &hosts, sc.seed)?;
+        sc.traffic_flows = Some((first, pairs.len()));
         for (s, d) in pairs {
             sc.flows.push(FlowSpec {
                 src: Some(s),
@@ -152,8 +177,9 @@ fn expand_counts(sc: &mut Scenario) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// `e` with a path into an entry's copy (`flows[k]…`) naming the entry as written, when
-/// entries' counts made copies (see [`Scenario::flow_entries`]).
+/// `e` with a path into a generated flow (`flows[k]…`) naming what the scenario wrote: the
+/// entry it is a copy of, when entries' counts made copies (see [`Scenario::flow_entries`]),
+/// or the `[traffic]` table that made it.
 pub fn at_entry(sc: &Scenario, e: ScenarioError) -> ScenarioError {
     let Some(rest) = e.path.strip_prefix("flows[") else {
         return e;
@@ -161,9 +187,23 @@ pub fn at_entry(sc: &Scenario, e: ScenarioError) -> ScenarioError {
     let Some((k, rest)) = rest.split_once(']') else {
         return e;
     };
-    let (Ok(k), false) = (k.parse::<usize>(), sc.flow_entries.is_empty()) else {
+    let Ok(k) = k.parse::<usize>() else {
         return e;
     };
+    if let Some((first, n)) = sc.traffic_flows {
+        if (first..first + n).contains(&k) {
+            return ScenarioError::new(
+                format!("traffic{rest}"),
+                format!(
+                    "{} (in flow {k}, one of the {n} flows the traffic pattern made)",
+                    e.message
+                ),
+            );
+        }
+    }
+    if sc.flow_entries.is_empty() {
+        return e;
+    }
     let Some(&entry) = sc.flow_entries.get(k) else {
         return e;
     };
@@ -370,6 +410,17 @@ fn parking_lot(t: &mut TopologySpec) -> Result<Vec<String>, ScenarioError> {
     Ok(hosts)
 }
 
+/// A traffic pattern runs between two hosts or more.
+fn two_hosts_at_least(hosts: &[String]) -> Result<(), ScenarioError> {
+    if hosts.len() < 2 {
+        return Err(ScenarioError::new(
+            "traffic.hosts",
+            format!("has {} host(s); a pattern needs at least 2", hosts.len()),
+        ));
+    }
+    Ok(())
+}
+
 /// The (sender, receiver) pairs of a traffic pattern over `hosts`.
 fn pattern(
     t: &TrafficSpec,
@@ -377,12 +428,7 @@ fn pattern(
     seed: u64,
 ) -> Result<Vec<(String, String)>, ScenarioError> {
     let n = hosts.len();
-    if n < 2 {
-        return Err(ScenarioError::new(
-            "traffic.hosts",
-            format!("has {n} host(s); a pattern needs at least 2"),
-        ));
-    }
+    two_hosts_at_least(hosts)?;
     Ok(match t.pattern {
         TrafficPattern::Permutation => {
             // A random derangement: every host sends to one other and receives from one.
@@ -424,6 +470,7 @@ fn pattern(
                 .map(|i| (hosts[i].clone(), hosts[rx].clone()))
                 .collect()
         }
+        TrafficPattern::Poisson => unreachable!("poisson flows come from arrivals::poisson"),
         TrafficPattern::AllToAll => {
             if (n * (n - 1)) as u64 > MAX_FLOWS {
                 return Err(ScenarioError::new(

@@ -2,6 +2,7 @@
 //! that validates a scenario and turns it into a runnable [`crate::engine::Simulation`].
 
 mod apps;
+mod arrivals;
 pub mod build;
 mod build_aqm;
 mod build_atm;
@@ -9,6 +10,7 @@ mod build_sctp;
 mod build_tcp;
 pub mod describe;
 pub mod error;
+pub mod flow_sizes;
 mod generate;
 pub mod profiles;
 pub mod schema;

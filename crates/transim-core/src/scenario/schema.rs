@@ -55,6 +55,10 @@ pub struct Scenario {
     /// made copies (empty when none did): errors name the entry as written.
     #[serde(skip)]
     pub flow_entries: Vec<u32>,
+    /// The flows a `[traffic]` pattern made: the first one's index and how many (errors in
+    /// them name `traffic`).
+    #[serde(skip)]
+    pub traffic_flows: Option<(usize, usize)>,
 }
 
 /// The `[endpoints]` table.
@@ -153,6 +157,10 @@ pub enum TrafficPattern {
     Incast,
     /// Every host sends to every other host.
     AllToAll,
+    /// `flows` flows arrive as a Poisson process, each between a random pair of distinct
+    /// hosts, with a size drawn from `sizes`, at a rate that offers `load` of the hosts'
+    /// access capacity: the datacenter workload of flow-completion-time studies.
+    Poisson,
 }
 
 /// The `[traffic]` table: flows from a pattern (added to any `[[flows]]`).
@@ -179,6 +187,20 @@ pub struct TrafficSpec {
     /// TCP options for the generated flows.
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
+    /// poisson: the offered load, a fraction of the hosts' access capacity (0 < load ≤ 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
+    /// poisson: the access rate of each host that `load` is a fraction of (default:
+    /// `topology.host_link.rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_rate: Option<Rate>,
+    /// poisson: flow sizes, `"web_search"`, `"hadoop"` or a table `[[bytes, fraction], ...]`
+    /// of the cumulative distribution ([`super::flow_sizes::SizeCdf`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<serde_json::Value>,
+    /// poisson: how many flows arrive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<u32>,
 }
 
 /// A static route: at node `at`, packets for `to` go to neighbour `via`.
