@@ -120,15 +120,30 @@ def render(s: dict[str, Any]) -> str:
 
 def _all_flows(every: dict[str, Any], total: int, shown: int) -> list[str]:
     """The lines after the first ``shown`` of ``total`` flows' rows: how many more, and the
-    digest's figures over ``every`` flow."""
+    digest's figures over ``every`` flow (with completion times by size when flows
+    completed)."""
     fairness = every["jain"]
-    return [
+    lines = [
         f"... {total - shown:,} more flows (all are in flows.csv)",
         f"all {total:,} flows: goodput {fmt_rate(every['total'])} in total, "
         f"{fmt_rate(every['min'])} to {fmt_rate(every['max'])} per flow, Jain's index "
         f"{'-' if fairness is None else f'{fairness:.3f}'}; {every['retransmissions']:,} "
         f"retransmissions, {every['timeouts']:,} RTOs",
     ]
+    classes: list[dict[str, Any]] = every.get("fct", [])
+    if classes:
+        lines += [
+            "",
+            f"{every['completed']:,} of {total:,} flows completed; their completion times "
+            "by size delivered:",
+            f"  {'size':<16} {'flows':>8} {'mean':>10} {'median':>10} {'p99':>10}",
+        ]
+        lines += [
+            f"  {c['label']:<16} {c['flows']:>8,} {fmt_time(c['mean']):>10} "
+            f"{fmt_time(c['median']):>10} {fmt_time(c['p99']):>10}"
+            for c in classes
+        ]
+    return lines
 
 
 def _variant(f: dict[str, Any]) -> str:

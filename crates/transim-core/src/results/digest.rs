@@ -19,7 +19,8 @@ use std::fmt;
 /// - `flows_total`: how many flows the summary has;
 /// - `flows_all`: over all flows, `goodput_bps` as `total` (summed in order), `min` and
 ///   `max` (null without flows), Jain's fairness index `jain` (null without flows or
-///   without goodput), and the sums of `retransmissions` and `timeouts`;
+///   without goodput), the sums of `retransmissions` and `timeouts`, how many flows
+///   `completed`, and their completion times by size (`fct`: [`super::fct::by_size`]);
 /// - `links_carried`: how many link directions carried packets.
 pub fn digest(json: &str, limit: Option<usize>) -> Result<String, serde_json::Error> {
     let limit = limit.unwrap_or(usize::MAX);
@@ -60,6 +61,8 @@ impl Parts<'_> {
             "jain": crate::fairness::jain(&f.goodputs),
             "retransmissions": f.retransmissions,
             "timeouts": f.timeouts,
+            "completed": f.done.len(),
+            "fct": super::fct::by_size(&f.done),
         });
         out += &format!(
             ",\"flows_total\":{},\"flows_all\":{all},\"links_carried\":{}}}",
@@ -89,6 +92,8 @@ struct Flows<'de> {
     goodputs: Vec<f64>,
     retransmissions: u64,
     timeouts: u64,
+    /// Completed flows: (bytes delivered, completion time).
+    done: Vec<(u64, f64)>,
 }
 
 /// What the totals read of a flow.
@@ -97,6 +102,10 @@ struct FlowNumbers {
     goodput_bps: f64,
     retransmissions: u64,
     timeouts: u64,
+    #[serde(default)]
+    completion_time: Option<f64>,
+    #[serde(default)]
+    bytes_delivered: u64,
 }
 
 /// What choosing the busiest link directions reads of one.
@@ -178,6 +187,9 @@ impl<'de> Visitor<'de> for FlowsSeed {
             flows.goodputs.push(n.goodput_bps);
             flows.retransmissions += n.retransmissions;
             flows.timeouts += n.timeouts;
+            if let Some(t) = n.completion_time {
+                flows.done.push((n.bytes_delivered, t));
+            }
             if flows.kept.len() < self.limit {
                 flows.kept.push(raw);
             }
@@ -259,7 +271,8 @@ mod tests {
     fn summary() -> Value {
         let flow = |name: &str, goodput: f64, rtx: u64, rtos: u64| {
             json!({"name": name, "goodput_bps": goodput, "retransmissions": rtx,
-                   "timeouts": rtos, "paths": [1, 2]})
+                   "timeouts": rtos, "paths": [1, 2], "completion_time": null,
+                   "bytes_delivered": 5_000})
         };
         let link = |name: &str, util: f64, packets: u64| json!({"name": name, "utilisation": util, "packets_in": packets});
         json!({
@@ -299,6 +312,8 @@ mod tests {
         assert_eq!(all["max"], 4.0);
         assert_eq!(all["retransmissions"], 4);
         assert_eq!(all["timeouts"], 3);
+        assert_eq!(all["completed"], 0);
+        assert_eq!(all["fct"], json!([]));
         let jain = 6.5 * 6.5 / (3.0 * (16.0 + 4.0 + 0.25));
         assert!((all["jain"].as_f64().unwrap() - jain).abs() < 1e-15);
         // The run's own fields, as they were.
@@ -318,6 +333,25 @@ mod tests {
             assert_eq!(names(&d["flows"]), ["f0", "f1", "f2"]);
             assert_eq!(names(&d["links"]), ["a", "b", "c", "d"], "{limit:?}");
         }
+    }
+
+    /// Completion times over every flow that completed, kept or not, by bytes delivered.
+    #[test]
+    fn completion_times_of_all_completed_flows() {
+        let mut s = summary();
+        s["flows"][0]["completion_time"] = json!(0.25);
+        s["flows"][2]["completion_time"] = json!(0.75);
+        s["flows"][2]["bytes_delivered"] = json!(2_000_000);
+        let d = digest_of(&s, Some(1));
+        let all = &d["flows_all"];
+        assert_eq!(all["completed"], 2);
+        assert_eq!(
+            all["fct"],
+            json!([
+                {"label": "under 100 kB", "flows": 1, "mean": 0.25, "median": 0.25, "p99": 0.25},
+                {"label": "1 MB to 10 MB", "flows": 1, "mean": 0.75, "median": 0.75, "p99": 0.75}
+            ])
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use serde::Serialize;
 pub mod csv_table;
 pub mod digest;
 mod drops;
+pub mod fct;
 pub mod files;
 pub use drops::{Causes, Drops};
 
