@@ -23,6 +23,7 @@ SECTIONS = (
     "ACK congestion on an asymmetric access link",
     "Every congestion control on one path",
     "Fifty CUBIC and fifty Reno flows from two entries",
+    "Flow completion times in a leaf-spine fabric under web-search traffic",
     "Cross-validation: the same scenarios in ns-3",
     "Linux 2.6 slow start with small writes",
 )
@@ -44,6 +45,7 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
         "study1-sctp/transfer_times.png",
         "study2-atm/table2.png",
         "many-flows/goodput.png",
+        "datacenter-fct/fct.png",
     ):
         assert (report / img).stat().st_size > 1000
     from transim.peers import Ns3Unavailable, find_ns3
