@@ -257,10 +257,13 @@ mod tests {
         // λ = 0.5 × 8 × 10^10 / (8 × 1,500) ≈ 3.3 million flows/s: 400 arrive in about
         // 120 µs, so a 50 µs run ends before some of them start.
         let sc = crate::scenario::parse(doc("50us")).unwrap();
-        let e = crate::scenario::build(&sc).err().expect("flows after the end");
+        let e = crate::scenario::build(&sc)
+            .err()
+            .expect("flows after the end");
         assert_eq!(e.path, "traffic.start");
         assert!(
-            e.message.contains("one of the 400 flows the traffic pattern made"),
+            e.message
+                .contains("one of the 400 flows the traffic pattern made"),
             "{e}"
         );
     }
