@@ -1,6 +1,7 @@
 //! Packet captures Wireshark opens: one pcap file per chosen link direction, written as the
 //! run goes (memory stays flat), with nanosecond timestamps of simulated time and real
-//! bytes — an IPv4 header (checksummed) around the bytes each transport renders for its
+//! bytes — an IPv4 header (checksummed, with the packet's ECN field as it is when the
+//! transmission starts) around the bytes each transport renders for its
 //! packets (TCP with its options, SCTP with its chunks and CRC32c, UDP for datagrams).
 //!
 //! A packet is captured when its transmission on the link direction starts, as a capture on
@@ -8,9 +9,9 @@
 //! packets a loss model or a script corrupts are (they used the link). Node n has the
 //! address 10.x.y.z = 10.0.0.0 + n + 1.
 
-use crate::net::Packet;
+use crate::net::{Ecn, Packet};
 use crate::sim::Time;
-use etherparse::{IpNumber, Ipv4Header};
+use etherparse::{IpNumber, Ipv4Ecn, Ipv4Header};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, TsResolution};
 use std::fs::File;
@@ -89,6 +90,12 @@ impl PcapSet {
         )
         .map_err(std::io::Error::other)?;
         ip.identification = self.ip_id;
+        ip.ecn = match p.ecn {
+            Ecn::NotEct => Ipv4Ecn::ZERO,
+            Ecn::Ect1 => Ipv4Ecn::ONE,
+            Ecn::Ect0 => Ipv4Ecn::TWO,
+            Ecn::Ce => Ipv4Ecn::TRHEE, // sic: etherparse's name for 0b11
+        };
         ip.header_checksum = ip.calc_header_checksum();
         self.frame.clear();
         ip.write(&mut self.frame)?;
