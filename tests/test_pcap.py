@@ -162,3 +162,34 @@ def test_bad_capture_settings_name_the_field(tmp_path: Path) -> None:
     with pytest.raises(transim.ScenarioError) as e:
         transim.run(SCENARIOS / "dumbbell.toml", pcap=tmp_path, pcap_links=["r9->r1"])
     assert e.value.path == "trace.pcap.links[0]"
+
+
+def test_ecn_codepoints_are_in_the_ip_header(tmp_path: Path) -> None:
+    """DCTCP through a step-marking bottleneck: tshark reads every packet ECN-capable (the
+    SYN, SYN-ACK and pure ACKs too, as Linux's DCTCP sends them), and after the bottleneck
+    some data marked CE, as many as transim counted; with `ecn_all_packets = false` the
+    handshake and the ACKs are Not-ECT (RFC 3168)."""
+    sets = [
+        "duration=3s",
+        "tcp.cc=dctcp",
+        "topology.bottleneck.qdisc=step",
+        "topology.bottleneck.aqm.k=10",
+        "topology.bottleneck.forward.loss.p=0",
+    ]
+    for all_packets, control in ((True, "2"), (False, "0")):
+        out = tmp_path / str(all_packets)
+        r = transim.run(
+            SCENARIOS / "dumbbell.toml",
+            overrides=[*sets, f"tcp.ecn_all_packets={str(all_packets).lower()}"],
+            pcap=out,
+        )
+        clean(out / "s0_to_r1.pcap")
+        syn = tshark(out / "s0_to_r1.pcap", "tcp.flags.syn == 1", "ip.dsfield.ecn")
+        syn_ack = tshark(out / "d0_to_r2.pcap", "tcp.flags.syn == 1", "ip.dsfield.ecn")
+        acks = tshark(out / "d0_to_r2.pcap", "tcp.len == 0 && tcp.flags.syn == 0", "ip.dsfield.ecn")
+        assert syn == [[control]] and syn_ack == [[control]], (syn, syn_ack)
+        assert acks and {a[0] for a in acks} == {control}
+        data = tshark(out / "r2_to_d0.pcap", "tcp.len > 0", "ip.dsfield.ecn")
+        ce = sum(1 for d in data if d[0] == "3")
+        assert {d[0] for d in data} == {"2", "3"}
+        assert ce == r.flow(0)["ecn"]["ce_received"] > 0

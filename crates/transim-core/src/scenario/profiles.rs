@@ -40,6 +40,13 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             "got false; cc = \"dctcp\" needs ECN (leave ecn unset or true)",
         ));
     }
+    let ecn = spec.ecn.unwrap_or(cc == CcKind::Dctcp);
+    if spec.ecn_all_packets == Some(true) && !ecn {
+        return Err(ScenarioError::new(
+            format!("{path}.ecn_all_packets"),
+            "got true without ECN; set ecn = true too (or use cc = \"dctcp\")",
+        ));
+    }
     let timestamps = spec.timestamps.unwrap_or(d.timestamps);
     let mtu = spec.mtu.map(|s| s.0).unwrap_or(1500);
     if !(68..=65_535).contains(&mtu) {
@@ -335,7 +342,8 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         limited_transmit: fast_retransmit && spec.limited_transmit.unwrap_or(d.limited_transmit),
         pacing: spec.pacing.unwrap_or(false),
         // DCTCP needs ECN: it is on unless the scenario turned it off (refused above).
-        ecn: spec.ecn.unwrap_or(cc == CcKind::Dctcp),
+        ecn,
+        ecn_all_packets: ecn && spec.ecn_all_packets.unwrap_or(cc == CcKind::Dctcp),
         ful,
         // SACK recovery restarts the timer on every partial ACK (RFC 6298 §5.3) unless the
         // scenario asks for the impatient rule (ns-3 applies it to SACK recovery too).

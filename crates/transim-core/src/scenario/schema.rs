@@ -933,6 +933,12 @@ pub struct TcpSpec {
     /// window of data on an echo (CWR). Default false (ns-3's `UseEcn` default).
     #[serde(default)]
     pub ecn: Option<bool>,
+    /// With ECN: every packet ECN-capable (ECT(0)), the SYN, SYN-ACK, pure ACKs and
+    /// retransmissions too, as Linux's DCTCP sends them (a marking switch then marks them
+    /// rather than dropping them). Default on for DCTCP, else off: RFC 3168 sends only new
+    /// data ECN-capable (6.1.4, 6.1.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_all_packets: Option<bool>,
     /// Use the FUL bit (study 5): the receiver signals a full uplink buffer, the sender
     /// freezes.
     #[serde(default)]
@@ -1052,6 +1058,7 @@ impl TcpSpec {
             limited_transmit,
             pacing,
             ecn,
+            ecn_all_packets,
             partial_ack_timer,
             sackplus_detect,
             sack_option,

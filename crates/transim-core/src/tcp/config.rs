@@ -169,6 +169,9 @@ pub struct TcpConfig {
     pub pacing: bool,
     /// RFC 3168 ECN.
     pub ecn: bool,
+    /// With ECN negotiated, every packet ECT(0) (control packets and retransmissions too),
+    /// as Linux's DCTCP.
+    pub ecn_all_packets: bool,
     /// The FUL bit, if this connection uses it (study 5).
     pub ful: Option<super::ful::FulConfig>,
     /// NewReno's timer rule on partial ACKs.

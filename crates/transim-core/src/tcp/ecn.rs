@@ -3,7 +3,10 @@
 //! - Negotiation: the SYN carries ECE and CWR ("ECN-setup SYN"); a receiver that does ECN
 //!   answers with ECE alone on its SYN-ACK. Only then does the connection use ECN.
 //! - The sender sends new data ECT(0); retransmissions, pure ACKs and the handshake are
-//!   Not-ECT (6.1.5, 6.1.4).
+//!   Not-ECT (6.1.5, 6.1.4). With `ecn_all_packets` (DCTCP's default, as Linux sends it)
+//!   every packet of both ends is ECT(0) once ECN is negotiated, and the SYN and SYN-ACK
+//!   that negotiate it too: a switch marking DCTCP's threshold drops Not-ECT packets, so
+//!   RFC 3168's Not-ECT SYNs and ACKs would be lost there whenever the queue is past it.
 //! - The receiver, once a data packet arrives marked CE, sets ECE on every ACK until a data
 //!   packet with CWR arrives (6.1.3).
 //! - The sender reacts to ECE at most once per window of data and never while it is already
@@ -58,8 +61,16 @@ impl TcpSender {
     }
 
     /// The ECN field of an outgoing segment, adding CWR to its flags when a reduction is
-    /// to be announced: ECT(0) on new data only.
+    /// to be announced: ECT(0) on new data only, or with `ecn_all_packets` on every segment
+    /// (the SYN before ECN is negotiated too).
     pub(crate) fn ecn_mark_outgoing(&mut self, h: &mut TcpHeader) -> Ecn {
+        if self.cfg.ecn_all_packets && (self.ecn.on || h.has(flags::SYN)) {
+            if h.len > 0 && h.tx_count <= 1 && self.ecn.cwr_pending {
+                h.flags |= flags::CWR;
+                self.ecn.cwr_pending = false;
+            }
+            return Ecn::Ect0;
+        }
         if !self.ecn.on || h.len == 0 || h.tx_count > 1 {
             return Ecn::NotEct;
         }
@@ -359,6 +370,79 @@ mod tests {
         let a = ctx.out.last().unwrap().tcp();
         assert_eq!((a.ack, a.has(flags::ECE)), (5001, false));
         assert_eq!(r.ecn.ce_received, 2);
+    }
+
+    /// A DCTCP connection's configuration, with `ecn_all_packets` as given.
+    fn dctcp(all: Option<bool>) -> crate::tcp::config::TcpConfig {
+        let spec = TcpSpec {
+            cc: Some("dctcp".into()),
+            ecn_all_packets: all,
+            delayed_ack: Some(DelayedAckSpec::Off),
+            ..Default::default()
+        };
+        resolve(&spec, "tcp").unwrap()
+    }
+
+    /// Linux's DCTCP: every packet of both ends ECT(0), the SYN before ECN is agreed, the
+    /// SYN-ACK, pure ACKs and retransmissions too; with `ecn_all_packets = false` RFC 3168's
+    /// rule (new data only).
+    #[test]
+    fn dctcp_sends_every_packet_ect_unless_told_not_to() {
+        for (all, control) in [(None, Ecn::Ect0), (Some(false), Ecn::NotEct)] {
+            let mut s = Sender {
+                s: TcpSender::new(dctcp(all), 0, 0, 1, None, None),
+                ev: EventQueue::new(),
+                out: vec![],
+                uid: 0,
+            };
+            let mut ctx = Ctx::detached(0, &mut s.ev, &mut s.out, &mut s.uid);
+            s.s.start(&mut ctx);
+            assert_eq!(s.out[0].ecn, control, "SYN ({all:?})");
+            s.ack(10 * MILLISECOND, 1, flags::SYN | flags::ACK | flags::ECE);
+            assert!(s.s.ecn.on);
+            assert!(s.data().iter().all(|p| p.ecn == Ecn::Ect0), "new data");
+            for k in 0..3 {
+                s.ack((20 + k) * MILLISECOND, 1, flags::ACK);
+            }
+            let rtx: Vec<_> = s
+                .data()
+                .into_iter()
+                .filter(|p| p.tcp().tx_count > 1)
+                .collect();
+            assert_eq!(rtx.len(), 1);
+            assert_eq!(rtx[0].ecn, control, "retransmission ({all:?})");
+
+            let mut r = TcpReceiver::new(dctcp(all), 0, 1, 0);
+            let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+            let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
+            let syn = seg(flags::SYN | flags::ECE | flags::CWR, 0, 0);
+            r.on_packet(&syn, &mut ctx);
+            let data = seg(flags::ACK, 1, 1000);
+            r.ecn_on_data(&data, Ecn::Ect0, &mut ctx);
+            r.on_packet(&data, &mut ctx);
+            assert_eq!(ctx.out.len(), 2, "SYN-ACK and one ACK");
+            assert!(ctx.out[0].tcp().has(flags::SYN));
+            assert!(ctx.out.iter().all(|p| p.ecn == control), "{all:?}");
+        }
+        // Without ECN there is nothing to send ECN-capable: refused by name.
+        let spec = TcpSpec {
+            ecn_all_packets: Some(true),
+            ..Default::default()
+        };
+        let e = resolve(&spec, "tcp").unwrap_err();
+        assert_eq!(e.path, "tcp.ecn_all_packets");
+        // A peer that declines ECN gets Not-ECT after the SYN.
+        let mut s = Sender {
+            s: TcpSender::new(dctcp(None), 0, 0, 1, None, None),
+            ev: EventQueue::new(),
+            out: vec![],
+            uid: 0,
+        };
+        let mut ctx = Ctx::detached(0, &mut s.ev, &mut s.out, &mut s.uid);
+        s.s.start(&mut ctx);
+        s.ack(10 * MILLISECOND, 1, flags::SYN | flags::ACK);
+        assert!(!s.s.ecn.on);
+        assert!(s.out[1..].iter().all(|p| p.ecn == Ecn::NotEct));
     }
 
     /// Without ECN on the receiving side's configuration the SYN-ACK does not agree.

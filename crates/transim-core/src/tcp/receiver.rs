@@ -202,7 +202,11 @@ impl TcpReceiver {
             from_sender: false,
             wire: 40 + opts,
             lost: None,
-            ecn: crate::net::Ecn::NotEct,
+            ecn: if self.cfg.ecn_all_packets && self.ecn.on {
+                crate::net::Ecn::Ect0
+            } else {
+                crate::net::Ecn::NotEct
+            },
             hops: 0,
             hdr: Header::Tcp(TcpHeader {
                 flags: fl,
