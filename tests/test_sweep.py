@@ -209,3 +209,30 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> None
     import pandas as pd
 
     assert len(pd.read_parquet(tmp_path / "o.parquet")) == 2
+
+
+def test_a_poisson_sweep_keeps_completion_times_by_size(tmp_path: Path) -> None:
+    """Flow completion times are sweep metrics: the same figures as the run's own digest,
+    for every point."""
+    import transim
+
+    base = SCENARIOS / "datacenter-fct.toml"
+    p = tmp_path / "s.toml"
+    p.write_text(
+        f'name = "fct"\nbase = "{base}"\nreplications = 1\nseed = 3\n\n'
+        '[vary]\n"traffic.flows" = [150]\n"traffic.load" = [0.3, 0.6]\n'
+    )
+    r = transim_cli("sweep", str(p), "--out", str(tmp_path / "o"), "--workers", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    df = sweep.load(tmp_path / "o" / "results.sqlite")
+    assert len(df) == 2 and (df.status == "ok").all()
+    for _, row in df.iterrows():
+        sets = [f"traffic.flows={row['p.traffic.flows']}", f"traffic.load={row['p.traffic.load']}"]
+        res = transim.run(base, sets, seed=int(row.seed))
+        fct = res.completion_times()
+        assert row["m.completed"] == fct["completed"] > 0
+        for c in fct["classes"]:
+            name = c["label"].replace(" ", "_")
+            assert row[f"m.fct.{name}.flows"] == c["flows"]
+            assert row[f"m.fct.{name}.p99"] == c["p99"]
+            assert row[f"m.fct.{name}.mean"] == c["mean"]

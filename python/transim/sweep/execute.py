@@ -44,6 +44,25 @@ def metrics(summary: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def completion_metrics(text: Any) -> dict[str, Any]:
+    """Completion times by size class of the flows that completed, from a run's summary text
+    (the engine's digest, as ``transim run`` prints them): ``completed``, and for each class
+    with flows ``fct.<class>.flows`` / ``.mean`` / ``.median`` / ``.p99`` in seconds, the
+    class named by its label with underscores (``fct.under_100_kB.p99``). Empty when no flow
+    completed (bulk transfers)."""
+    from .. import _core
+
+    every = json.loads(_core.summary_digest(text, 1))["flows_all"]
+    if not every["completed"]:
+        return {}
+    out: dict[str, Any] = {"completed": every["completed"]}
+    for c in every["fct"]:
+        name = c["label"].replace(" ", "_")
+        for stat in ("flows", "mean", "median", "p99"):
+            out[f"fct.{name}.{stat}"] = c[stat]
+    return out
+
+
 def run_batch(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Run a batch of runs in this (worker) process; a failing run becomes an error row."""
     from .. import _core
@@ -57,8 +76,11 @@ def run_batch(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row["engine"] = engine
         try:
             raw = _core.run(job["scenario"])
-            summary = json.loads(str(raw.pop("result")))
-            row.update(status="ok", metrics=metrics(summary))
+            text = raw.pop("result")
+            fct = completion_metrics(text)
+            summary = json.loads(str(text))
+            del text
+            row.update(status="ok", metrics={**metrics(summary), **fct})
             if job.get("keep_summary"):
                 row["summary"] = summary
         except Exception as e:  # noqa: BLE001 - a failing run is recorded, the sweep goes on
