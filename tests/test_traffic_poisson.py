@@ -113,3 +113,19 @@ def test_a_bad_size_table_is_named_on_the_command_line() -> None:
     p = transim_cli("validate", str(SCENARIO), "--set", "traffic.senders=3")
     assert p.returncode != 0
     assert "traffic.senders" in p.stderr and "incast" in p.stderr, p.stderr
+
+
+def test_validate_reports_the_generated_flows_and_the_written_topology() -> None:
+    """`transim validate` counts the flows a pattern makes, names the topology as written,
+    and with --show prints the normalised scenario with those flows."""
+    import json
+
+    p = transim_cli("validate", str(SCENARIO), "--set", "traffic.flows=1234")
+    assert p.returncode == 0, p.stderr
+    assert "leaf_spine topology, 1234 flows, duration 4s, seed 1" in p.stdout, p.stdout
+    p = transim_cli("validate", str(SCENARIO), "--set", "traffic.flows=12", "--show")
+    assert p.returncode == 0, p.stderr
+    line, shown = p.stdout.split("\n", 1)
+    assert "leaf_spine topology, 12 flows" in line
+    doc = json.loads(shown)
+    assert len(doc["flows"]) == 12 and doc["topology"]["kind"] == "explicit"

@@ -258,6 +258,20 @@ def duration_seconds(doc: Mapping[str, Any], source: str = "") -> float:
         raise ScenarioError.from_engine(e, source) from None
 
 
+def check(scenario: ScenarioLike, overrides: list[str] | None = None) -> dict[str, Any]:
+    """Check a scenario as :func:`validate` does, returning only ``kind`` (the topology kind
+    as written), ``flows`` (how many it makes, generated ones included), ``duration`` and
+    ``seed``: cheap at any number of flows, where the normalised scenario is not."""
+    doc, source = prepare(scenario, overrides)
+    try:
+        out: dict[str, Any] = json.loads(_core.check(to_json(doc)))
+    except _core.ScenarioError as e:
+        raise ScenarioError.from_engine(e, source) from None
+    topology = doc.get("topology")
+    out["kind"] = topology.get("kind") if isinstance(topology, dict) else None
+    return out
+
+
 def validate(scenario: ScenarioLike, overrides: list[str] | None = None) -> dict[str, Any]:
     """Check a scenario against the engine's schema; return it normalised (units resolved)."""
     doc, source = prepare(scenario, overrides)
