@@ -12,7 +12,7 @@ use super::error::ScenarioError;
 use super::flow_sizes::SizeCdf;
 use super::generate::MAX_FLOWS;
 use super::schema::{AppKind, TrafficPattern, TrafficSpec};
-use super::units::Rate;
+use super::units::{Duration, Rate};
 use crate::sim::rng::Rng;
 
 /// One generated flow: hosts by index, start (ns), bytes to send.
@@ -151,6 +151,27 @@ pub(super) fn poisson(
     Ok(out)
 }
 
+/// Refuse arrivals that run past the end of the run (`duration`), saying how long they last
+/// and what to change.
+pub(super) fn check_within(arrivals: &[Arrival], duration: Duration) -> Result<(), ScenarioError> {
+    let Some(last) = arrivals.last() else {
+        return Ok(());
+    };
+    if last.start < duration.0 {
+        return Ok(());
+    }
+    let late = arrivals.iter().filter(|a| a.start >= duration.0).count();
+    Err(ScenarioError::new(
+        "traffic.flows",
+        format!(
+            "got {}; they arrive until {} s, after the run's end at {} s ({late} would never start): lengthen duration, or ask for fewer flows or a higher load",
+            arrivals.len(),
+            crate::sim::secs(last.start),
+            crate::sim::secs(duration.0),
+        ),
+    ))
+}
+
 /// A uniform draw from 0..n (n ≥ 1).
 fn pick(rng: &mut Rng, n: usize) -> usize {
     ((rng.uniform() * n as f64) as usize).min(n - 1)
@@ -256,11 +277,20 @@ mod tests {
         assert!(crate::scenario::build(&sc).is_ok());
         // λ = 0.5 × 8 × 10^10 / (8 × 1,500) ≈ 3.3 million flows/s: 400 arrive in about
         // 120 µs, so a 50 µs run ends before some of them start.
-        let sc = crate::scenario::parse(doc("50us")).unwrap();
-        let e = crate::scenario::build(&sc)
+        let e = crate::scenario::parse(doc("50us")).unwrap_err();
+        assert_eq!(e.path, "traffic.flows");
+        assert!(
+            e.message.contains("after the run's end at 0.00005 s")
+                && e.message.contains("lengthen duration"),
+            "{e}"
+        );
+        // An error in a generated flow names the traffic table.
+        let mut d = doc("1s");
+        d["traffic"]["tcp"] = json!({"cc": "no-such-cc"});
+        let e = crate::scenario::build(&crate::scenario::parse(d).unwrap())
             .err()
-            .expect("flows after the end");
-        assert_eq!(e.path, "traffic.start");
+            .expect("an unknown congestion control");
+        assert!(e.path.starts_with("traffic.tcp"), "{e}");
         assert!(
             e.message
                 .contains("one of the 400 flows the traffic pattern made"),

@@ -73,6 +73,7 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
         two_hosts_at_least(&hosts)?;
         if t.pattern == TrafficPattern::Poisson {
             let arrivals = arrivals::poisson(&t, hosts.len(), host_link_rate, sc.seed)?;
+            arrivals::check_within(&arrivals, sc.duration)?;
             sc.traffic_flows = Some((first, arrivals.len()));
             for a in arrivals {
                 sc.flows.push(FlowSpec {
