@@ -73,3 +73,40 @@ def test_scale_table_states_both_ratios_against_their_targets() -> None:
         "(median of 3 rounds' own ratios, 1.60-2.00) (target <= 1.5x)"
     ) in text
     assert "   1.70x" in next(line for line in text.splitlines() if line.startswith("B4 10,000"))
+
+
+def test_b6_rows_are_against_its_first_count() -> None:
+    """B6's ratios are to its 2,000-flow run, also beside B4's rows; its scenario makes the
+    flows it names."""
+    from transim.bench import b6_scenario, render_scale
+    from transim.scenario import check
+
+    def row(label: str, flows: int, run_ns: float) -> dict[str, float | str | int]:
+        return {
+            "label": label,
+            "flows": flows,
+            "packets": 1000,
+            "hops": 5000,
+            "wall": 1.0,
+            "ns_per_packet": run_ns * 2,
+            "ns_per_hop": 80.0,
+            "events_per_packet": 5.6,
+            "peak_rss_mb": 30.0,
+            "run_ns_per_packet": run_ns,
+        }
+
+    rows = [
+        row("B4 1 flows", 1, 100.0),
+        row("B6 2,000 flows", 2000, 400.0),
+        row("B6 20,000 flows", 20000, 440.0),
+        row("B6 200,000 flows", 200000, 500.0),
+    ]
+    text = render_scale(rows, [])
+    assert (
+        "B6 run ns per packet against 2,000 flows: 20,000 flows 1.10x, "
+        "200,000 flows 1.25x (flat is 1x)"
+    ) in text
+    line = next(x for x in text.splitlines() if x.startswith("B6 20,000"))
+    assert line.endswith("1.10x") and "   1.10x" in line  # not against B4's one flow (4.4x)
+    c = check(b6_scenario(2000))
+    assert c["flows"] == 2000 and c["kind"] == "leaf_spine"

@@ -1,7 +1,8 @@
 """``transim bench``: run the performance benchmarks B1–B3 and compare with ns-3, the
 cell-level ATM benchmarks A1 (UBR + EPD) and A2 (ABR + ERICA), which ns-3 cannot run, the
 SACK pair S0/S1, and the scale benchmarks B4 (flow scaling, 1 to 100,000 flows of ~1 M packets
-each) and B5 (a k = 16 fat tree: 1,024 hosts, permutation traffic).
+each), B5 (a k = 16 fat tree: 1,024 hosts, permutation traffic) and B6 (flows that come and
+go: 2,000 to 200,000 Poisson arrivals of the Hadoop workload on a leaf-spine fabric).
 
 Each run happens in a fresh worker process so that its peak memory is its own; the wall time
 measured is the engine run alone (scenario already parsed). The median of the repeats is
@@ -37,7 +38,9 @@ NS3 = {
 
 # Flow counts of B4 and the fat tree of B5.
 B4_FLOWS = (1, 10, 100, 1_000, 10_000, 100_000)
-SCALE_BENCHES = ("B4", "B5")
+# Flow counts of B6, the first its base.
+B6_FLOWS = (2_000, 20_000, 200_000)
+SCALE_BENCHES = ("B4", "B5", "B6")
 
 
 def _sack_tcp(rto_min: str) -> dict[str, Any]:
@@ -93,6 +96,21 @@ ATM_BENCHES = ("A1", "A2")
 # SACK recovery over windows of ~10,000 segments (S1) against the same path with NewReno
 # (S0): per-ACK work that grows with the window shows as S1 / S0 far above 1.
 SACK_BENCHES = ("S0", "S1")
+
+
+def b6_scenario(flows: int) -> dict[str, Any]:
+    """B6: ``flows`` flows of the Hadoop workload (most under 1 kB, 120 kB on average)
+    arriving as a Poisson process at half the capacity of scenarios/datacenter-fct.toml's
+    32-host leaf-spine fabric, each a short transfer with its handshake: the cost per packet
+    as flows come and go, from 2,000 flows to 200,000 (26 million packets)."""
+    from .scenario import prepare
+
+    doc, _ = prepare(
+        resource("scenarios") / "datacenter-fct.toml",
+        ["traffic.sizes=hadoop", f"traffic.flows={flows}", "duration=60s"],
+    )
+    doc["name"] = f"B6-{flows}"
+    return doc
 
 
 def jain(xs: list[float]) -> float:
@@ -239,11 +257,12 @@ def run_scale(name: str, repeat: int) -> list[dict[str, Any]]:
     """B4 over its flow counts, or B5; each scenario written as JSON for the worker."""
     import tempfile
 
-    cases = (
-        [(f"B4 {n:,} flows", b4_scenario(n)) for n in B4_FLOWS]
-        if name == "B4"
-        else [("B5 fat tree k=16", b5_scenario())]
-    )
+    if name == "B4":
+        cases = [(f"B4 {n:,} flows", b4_scenario(n)) for n in B4_FLOWS]
+    elif name == "B6":
+        cases = [(f"B6 {n:,} flows", b6_scenario(n)) for n in B6_FLOWS]
+    else:
+        cases = [("B5 fat tree k=16", b5_scenario())]
     runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in cases}
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
@@ -256,16 +275,17 @@ def run_scale(name: str, repeat: int) -> list[dict[str, Any]]:
         for i in range(repeat):
             for (label, doc), path in zip(cases, paths, strict=True):
                 # 100,000 flows take a few seconds and 1.4 GB each time: once.
-                if i > 0 and (flow_count(doc) or 0) >= 100_000:
+                if i > 0 and (flow_count(doc) or _generated(doc)) >= 100_000:
                     continue
                 print(f"  {label} run {i + 1} ...", file=sys.stderr, flush=True)
                 runs[label].append(run_one(path))
-    one = runs.get("B4 1 flows")
+    # Ratios to B4's one flow, or to B6's first count.
+    one = runs.get("B4 1 flows") or runs.get(f"B6 {B6_FLOWS[0]:,} flows")
     out = []
     for label, doc in cases:
         med = sorted(runs[label], key=lambda r: r["wall"])[len(runs[label]) // 2]
         med["label"] = label
-        med["flows"] = flow_count(doc) or 1024
+        med["flows"] = flow_count(doc) or _generated(doc) or 1024
         med["ns_per_packet"] = med["wall"] / max(med["packets"], 1) * 1e9
         med["ns_per_hop"] = med["wall"] / max(med["hops"], 1) * 1e9
         med["events_per_packet"] = med["events"] / max(med["packets"], 1)
@@ -278,6 +298,12 @@ def run_scale(name: str, repeat: int) -> list[dict[str, Any]]:
             ]
         out.append(med)
     return out
+
+
+def _generated(doc: dict[str, Any]) -> int:
+    """The flows a scenario's poisson pattern makes (0 for any other)."""
+    traffic = doc.get("traffic") or {}
+    return int(traffic.get("flows", 0)) if traffic.get("pattern") == "poisson" else 0
 
 
 def _run_ratio(r: dict[str, Any], one: dict[str, Any]) -> float:
@@ -297,9 +323,12 @@ def render_scale(rows: list[dict[str, Any]], ip_rows: list[dict[str, Any]]) -> s
     )
     lines = [head, "-" * len(head)]
     one = next((r for r in rows if r["label"] == "B4 1 flows"), None)
+    churn = [r for r in rows if r["label"].startswith("B6")]
     for r in rows:
-        ratio = f"{r['ns_per_packet'] / one['ns_per_packet']:>8.2f}x" if one else f"{'-':>9}"
-        run_ratio = f"{_run_ratio(r, one):>7.2f}x" if one else f"{'-':>8}"
+        # B6's rows against its first count, the others against B4's one flow.
+        base = churn[0] if r in churn else one
+        ratio = f"{r['ns_per_packet'] / base['ns_per_packet']:>8.2f}x" if base else f"{'-':>9}"
+        run_ratio = f"{_run_ratio(r, base):>7.2f}x" if base else f"{'-':>8}"
         lines.append(
             f"{r['label']:<20} {r['packets']:>10,} {r['hops']:>11,} {r['wall']:>7.3f}s "
             f"{r['ns_per_packet']:>7.0f} {r['ns_per_hop']:>7.0f} {r['events_per_packet']:>6.2f} "
@@ -317,6 +346,10 @@ def render_scale(rows: list[dict[str, Any]], ip_rows: list[dict[str, Any]]) -> s
             "B4 10,000 flows / 1 flow, run ns per packet: "
             f"{_run_ratio(many, one):.2f}x{spread} (target <= 1.5x)"
         )
+    if len(churn) > 1:
+        base = churn[0]
+        ratios = ", ".join(f"{r['flows']:,} flows {_run_ratio(r, base):.2f}x" for r in churn[1:])
+        lines.append(f"B6 run ns per packet against {base['flows']:,} flows: {ratios} (flat is 1x)")
     b1 = next((r for r in ip_rows if r["name"] == "B1"), None)
     b5 = next((r for r in rows if r["label"].startswith("B5")), None)
     if b1 and b5:
@@ -326,7 +359,8 @@ def render_scale(rows: list[dict[str, Any]], ip_rows: list[dict[str, Any]]) -> s
         )
     lines.append(
         "(wall is _core.run: parse, build, run and results; run is the simulation alone, "
-        "without the per-flow work of building and collecting"
+        "without the per-flow work of building and collecting; B6's rows are against its "
+        f"{B6_FLOWS[0]:,} flows"
         + (
             "; B4's 100,000 flows run once;\n run vs 1: each round runs every flow count in "
             "turn, and the ratio is the median of the rounds' ratios to their own one-flow run)"
