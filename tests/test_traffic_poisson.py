@@ -99,6 +99,14 @@ def test_completion_times_by_size_are_what_the_flows_file_says(tmp_path: Path) -
     for r, size in zip(rows, sizes, strict=True):
         if r["completion_time"]:
             assert int(r["bytes_delivered"]) == size, r["name"]
+    # --all-rows shows every flow and still the completion times by size.
+    every = transim_cli(
+        "run", str(SCENARIO), "--set", "traffic.flows=300", "--set", "traffic.load=0.6",
+        "--out", str(tmp_path / "all"), "--all-rows",
+    )  # fmt: skip
+    assert every.returncode == 0, every.stderr
+    assert "more flows" not in every.stdout
+    assert f"{len(done):,} of 300 flows completed" in every.stdout
     # The same through the Python API.
     fct = transim.run(SCENARIO, ["traffic.flows=300", "traffic.load=0.6"]).completion_times()
     assert fct["completed"] == len(done)

@@ -42,6 +42,10 @@ def render(s: dict[str, Any]) -> str:
         )
     if len(shown) < s["flows_total"]:
         lines += _all_flows(s["flows_all"], s["flows_total"], len(shown))
+    # Completion times by size where the table cannot show the flows (or would not by
+    # default: --all-rows keeps them): small scenarios' completion column says it all.
+    if len(shown) < s["flows_total"] or s["flows_total"] > TERMINAL_ROWS:
+        lines += _completion_times(s["flows_all"], s["flows_total"])
     sctp = [f for f in shown if f.get("protocol") == "sctp"]
     if sctp:
         lines.append("")
@@ -120,8 +124,7 @@ def render(s: dict[str, Any]) -> str:
 
 def _all_flows(every: dict[str, Any], total: int, shown: int) -> list[str]:
     """The lines after the first ``shown`` of ``total`` flows' rows: how many more, and the
-    digest's figures over ``every`` flow (with completion times by size when flows
-    completed)."""
+    digest's figures over ``every`` flow."""
     fairness = every["jain"]
     lines = [
         f"... {total - shown:,} more flows (all are in flows.csv)",
@@ -130,19 +133,26 @@ def _all_flows(every: dict[str, Any], total: int, shown: int) -> list[str]:
         f"{'-' if fairness is None else f'{fairness:.3f}'}; {every['retransmissions']:,} "
         f"retransmissions, {every['timeouts']:,} RTOs",
     ]
+    return lines
+
+
+def _completion_times(every: dict[str, Any], total: int) -> list[str]:
+    """The completion times by size class of the flows that completed, from the digest's
+    figures over ``every`` one of ``total`` flows (nothing when none completed)."""
     classes: list[dict[str, Any]] = every.get("fct", [])
-    if classes:
-        lines += [
-            "",
-            f"{every['completed']:,} of {total:,} flows completed; their completion times "
-            "by size delivered:",
-            f"  {'size':<16} {'flows':>8} {'mean':>10} {'median':>10} {'p99':>10}",
-        ]
-        lines += [
-            f"  {c['label']:<16} {c['flows']:>8,} {fmt_time(c['mean']):>10} "
-            f"{fmt_time(c['median']):>10} {fmt_time(c['p99']):>10}"
-            for c in classes
-        ]
+    if not classes:
+        return []
+    lines = [
+        "",
+        f"{every['completed']:,} of {total:,} flows completed; their completion times "
+        "by size delivered:",
+        f"  {'size':<16} {'flows':>8} {'mean':>10} {'median':>10} {'p99':>10}",
+    ]
+    lines += [
+        f"  {c['label']:<16} {c['flows']:>8,} {fmt_time(c['mean']):>10} "
+        f"{fmt_time(c['median']):>10} {fmt_time(c['p99']):>10}"
+        for c in classes
+    ]
     return lines
 
 
