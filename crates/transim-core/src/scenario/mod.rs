@@ -16,7 +16,9 @@ pub mod profiles;
 pub mod schema;
 pub mod schema_atm;
 pub mod schema_sctp;
+mod topologies;
 pub mod trace_budget;
+mod traffic;
 pub mod units;
 
 pub use build::{build, parse};
