@@ -141,6 +141,64 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+def _sizes() -> st.SearchStrategy[Any]:
+    """A poisson pattern's sizes: a named workload or a table rising to 1."""
+    table = st.lists(
+        st.tuples(st.integers(0, 2_000_000), st.floats(0, 1)), min_size=1, max_size=5
+    ).map(
+        lambda rows: [
+            [b, f]
+            for b, f in zip(
+                sorted(r[0] for r in rows), [*sorted(r[1] for r in rows)[:-1], 1.0], strict=True
+            )
+        ]
+    )
+    return st.one_of(st.sampled_from(["web_search", "hadoop"]), table)
+
+
+@st.composite
+def fabric_scenarios(draw: st.DrawFn) -> dict[str, Any]:
+    """A generated topology (leaf-spine, fat tree, parking lot) with a traffic pattern."""
+    kind = draw(st.sampled_from(["leaf_spine", "fat_tree", "parking_lot"]))
+    topology: dict[str, Any] = {
+        "kind": kind,
+        "host_link": {
+            "rate": draw(st.sampled_from(RATES[2:])),
+            "delay": draw(st.sampled_from(DELAYS)),
+            "queue": draw(st.sampled_from([2, 10, 100])),
+        },
+    }
+    if kind == "leaf_spine":
+        topology.update(
+            leaves=draw(st.integers(1, 3)),
+            spines=draw(st.integers(1, 2)),
+            hosts_per_leaf=draw(st.integers(1, 4)),
+        )
+    elif kind == "fat_tree":
+        topology["k"] = draw(st.sampled_from([2, 4]))
+    else:
+        topology["hops"] = draw(st.integers(1, 3))
+    pattern = draw(st.sampled_from(["permutation", "incast", "all_to_all", "poisson"]))
+    traffic: dict[str, Any] = {"pattern": pattern}
+    if pattern == "poisson":
+        traffic.update(
+            load=draw(st.sampled_from([0.05, 0.3, 0.9])),
+            sizes=draw(_sizes()),
+            flows=draw(st.integers(1, 30)),
+        )
+    else:
+        traffic["app"] = draw(_app())
+    if draw(st.booleans()):
+        traffic["tcp"] = draw(_tcp())
+    return {
+        "name": "fuzz-fabric",
+        "seed": draw(st.integers(0, 2**32 - 1)),
+        "duration": draw(st.sampled_from([0.2, 1.0, 5.0])),
+        "topology": topology,
+        "traffic": traffic,
+    }
+
+
 def _check_run(doc: dict[str, Any]) -> bool:
     """Run `doc`; True if it ran (and held every invariant), False if refused with a path."""
     try:
@@ -148,7 +206,11 @@ def _check_run(doc: dict[str, Any]) -> bool:
     except transim.ScenarioError as e:
         assert e.path or "TOML" in str(e) or "JSON" in str(e), f"no field named: {e}"
         return False
-    rate = transim.validate(doc)["topology"]["bottleneck"]["rate"]
+    topology = transim.validate(doc)["topology"]
+    # A flow is no faster than the narrowest link it may cross: the bottleneck, or in a
+    # generated fabric the hosts' links (no wider than the switches').
+    rate = topology["bottleneck"]["rate"] if topology.get("bottleneck") else None
+    rate = rate or min(_bps(x["rate"]) for x in topology["links"])
     bottleneck = _bps(rate)
     c = r.summary["conservation"]
     assert c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
@@ -177,6 +239,14 @@ RAN: list[bool] = []
 @FUZZ
 @given(scenarios())
 def test_generated_scenarios_run_or_are_refused_with_a_field(doc: dict[str, Any]) -> None:
+    RAN.append(_check_run(doc))
+
+
+@FUZZ
+@given(fabric_scenarios())
+def test_generated_fabrics_and_traffic_run_or_are_refused_with_a_field(
+    doc: dict[str, Any],
+) -> None:
     RAN.append(_check_run(doc))
 
 
@@ -216,7 +286,7 @@ def _paths(doc: Any, prefix: list[Any]) -> list[list[Any]]:
 
 
 @FUZZ
-@given(scenarios(), st.data())
+@given(st.one_of(scenarios(), fabric_scenarios()), st.data())
 def test_malformed_scenarios_get_a_path_naming_error(
     doc: dict[str, Any], data: st.DataObject
 ) -> None:
