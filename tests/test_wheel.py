@@ -4,6 +4,7 @@ come from the source tree)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -28,7 +29,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(bin directory of the fresh venv, a working directory outside the checkout)."""
     tmp = tmp_path_factory.mktemp("wheel")
     dist = tmp / "dist"
-    sh(sys.executable, "-m", "maturin", "build", "--release", "--quiet", "-o", dist, cwd=ROOT)
+    # pytest-xdist may run this module's tests on two workers, each with this fixture: their
+    # builds share target/ and must not run at once (maturin renames the library it built).
+    lock = ROOT / "target" / "wheel-build.lock"
+    lock.parent.mkdir(exist_ok=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        sh(sys.executable, "-m", "maturin", "build", "--release", "--quiet", "-o", dist, cwd=ROOT)
     wheels = list(dist.glob("transim-*.whl"))
     assert len(wheels) == 1, wheels
     venv = tmp / "venv"
