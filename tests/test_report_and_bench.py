@@ -36,28 +36,34 @@ def test_bench_sack_pair_reports_s1_against_s0() -> None:
     assert int(rows["S1"][3].replace(",", "")) > 300_000
 
 
+def _scale_row(
+    label: str, run_ns: float, hop_ns: float = 80.0, flows: int = 1
+) -> dict[str, float | str | int]:
+    """A row as bench.run_scale builds it: run ns per packet `run_ns`, the wall 1.5 times
+    that."""
+    return {
+        "label": label,
+        "flows": flows,
+        "packets": 1000,
+        "hops": 5000,
+        "wall": 1.0,
+        "ns_per_packet": run_ns * 1.5,
+        "ns_per_hop": hop_ns,
+        "events_per_packet": 4.5,
+        "peak_rss_mb": 30.0,
+        "run_ns_per_packet": run_ns,
+    }
+
+
 def test_scale_table_states_both_ratios_against_their_targets() -> None:
     """B4's 10,000-flow run against one flow, and B5's hop against B1's, each beside its
     target (rows as run_scale builds them; figures chosen so the ratios are exact)."""
     from transim.bench import render_scale
 
-    def row(label: str, run_ns: float, hop_ns: float) -> dict[str, float | str | int]:
-        return {
-            "label": label,
-            "packets": 1000,
-            "hops": 5000,
-            "wall": 1.0,
-            "ns_per_packet": run_ns * 1.5,
-            "ns_per_hop": hop_ns,
-            "events_per_packet": 4.5,
-            "peak_rss_mb": 30.0,
-            "run_ns_per_packet": run_ns,
-        }
-
     rows = [
-        row("B4 1 flows", 100.0, 20.0),
-        row("B4 10,000 flows", 175.0, 40.0),
-        row("B5 fat tree k=16", 900.0, 90.0),
+        _scale_row("B4 1 flows", 100.0, 20.0),
+        _scale_row("B4 10,000 flows", 175.0, 40.0),
+        _scale_row("B5 fat tree k=16", 900.0, 90.0),
     ]
     text = render_scale(rows, [{"name": "B1", "ns_per_hop": 36.0}])
     assert "B4 10,000 flows / 1 flow, run ns per packet: 1.75x (target <= 1.5x)" in text
@@ -81,25 +87,11 @@ def test_b6_rows_are_against_its_first_count() -> None:
     from transim.bench import b6_scenario, render_scale
     from transim.scenario import check
 
-    def row(label: str, flows: int, run_ns: float) -> dict[str, float | str | int]:
-        return {
-            "label": label,
-            "flows": flows,
-            "packets": 1000,
-            "hops": 5000,
-            "wall": 1.0,
-            "ns_per_packet": run_ns * 2,
-            "ns_per_hop": 80.0,
-            "events_per_packet": 5.6,
-            "peak_rss_mb": 30.0,
-            "run_ns_per_packet": run_ns,
-        }
-
     rows = [
-        row("B4 1 flows", 1, 100.0),
-        row("B6 2,000 flows", 2000, 400.0),
-        row("B6 20,000 flows", 20000, 440.0),
-        row("B6 200,000 flows", 200000, 500.0),
+        _scale_row("B4 1 flows", 100.0, flows=1),
+        _scale_row("B6 2,000 flows", 400.0, flows=2000),
+        _scale_row("B6 20,000 flows", 440.0, flows=20000),
+        _scale_row("B6 200,000 flows", 500.0, flows=200000),
     ]
     text = render_scale(rows, [])
     assert (

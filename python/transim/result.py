@@ -11,6 +11,13 @@ import numpy as np
 from . import _core
 
 
+def completion_times(text: str | _core.SummaryText) -> dict[str, Any]:
+    """:meth:`Result.completion_times` of a run's summary text (the engine's digest reads
+    it; the summary is not parsed in Python)."""
+    every = json.loads(_core.summary_digest(text, 1))["flows_all"]
+    return {"completed": every["completed"], "classes": every["fct"]}
+
+
 class Result:
     """Summary and traces of one run.
 
@@ -123,8 +130,7 @@ class Result:
         ``completed`` (how many flows) and ``classes``, one per class that has flows, each
         with ``label``, ``flows`` and ``mean``, ``median`` and ``p99`` in seconds
         (percentiles by nearest rank)."""
-        every = json.loads(_core.summary_digest(self._summary_text(), 1))["flows_all"]
-        return {"completed": every["completed"], "classes": every["fct"]}
+        return completion_times(self._summary_text())
 
     def _summary_text(self) -> str | _core.SummaryText:
         """The summary as compact JSON text: the engine's own while nobody has read the

@@ -126,14 +126,13 @@ def _all_flows(every: dict[str, Any], total: int, shown: int) -> list[str]:
     """The lines after the first ``shown`` of ``total`` flows' rows: how many more, and the
     digest's figures over ``every`` flow."""
     fairness = every["jain"]
-    lines = [
+    return [
         f"... {total - shown:,} more flows (all are in flows.csv)",
         f"all {total:,} flows: goodput {fmt_rate(every['total'])} in total, "
         f"{fmt_rate(every['min'])} to {fmt_rate(every['max'])} per flow, Jain's index "
         f"{'-' if fairness is None else f'{fairness:.3f}'}; {every['retransmissions']:,} "
         f"retransmissions, {every['timeouts']:,} RTOs",
     ]
-    return lines
 
 
 def _completion_times(every: dict[str, Any], total: int) -> list[str]:

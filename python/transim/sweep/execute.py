@@ -50,13 +50,13 @@ def completion_metrics(text: Any) -> dict[str, Any]:
     with flows ``fct.<class>.flows`` / ``.mean`` / ``.median`` / ``.p99`` in seconds, the
     class named by its label with underscores (``fct.under_100_kB.p99``). Empty when no flow
     completed (bulk transfers)."""
-    from .. import _core
+    from ..result import completion_times
 
-    every = json.loads(_core.summary_digest(text, 1))["flows_all"]
-    if not every["completed"]:
+    fct = completion_times(text)
+    if not fct["completed"]:
         return {}
-    out: dict[str, Any] = {"completed": every["completed"]}
-    for c in every["fct"]:
+    out: dict[str, Any] = {"completed": fct["completed"]}
+    for c in fct["classes"]:
         name = c["label"].replace(" ", "_")
         for stat in ("flows", "mean", "median", "p99"):
             out[f"fct.{name}.{stat}"] = c[stat]

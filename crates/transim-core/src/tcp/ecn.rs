@@ -64,17 +64,16 @@ impl TcpSender {
     /// to be announced: ECT(0) on new data only, or with `ecn_all_packets` on every segment
     /// (the SYN before ECN is negotiated too).
     pub(crate) fn ecn_mark_outgoing(&mut self, h: &mut TcpHeader) -> Ecn {
-        if self.cfg.ecn_all_packets && (self.ecn.on || h.has(flags::SYN)) {
-            if h.len > 0 && h.tx_count <= 1 && self.ecn.cwr_pending {
-                h.flags |= flags::CWR;
-                self.ecn.cwr_pending = false;
-            }
-            return Ecn::Ect0;
-        }
-        if !self.ecn.on || h.len == 0 || h.tx_count > 1 {
+        let new_data = h.len > 0 && h.tx_count <= 1;
+        let ect = if self.cfg.ecn_all_packets {
+            self.ecn.on || h.has(flags::SYN)
+        } else {
+            self.ecn.on && new_data
+        };
+        if !ect {
             return Ecn::NotEct;
         }
-        if self.ecn.cwr_pending {
+        if new_data && self.ecn.cwr_pending {
             h.flags |= flags::CWR;
             self.ecn.cwr_pending = false;
         }
@@ -181,15 +180,20 @@ mod tests {
     }
 
     impl Sender {
-        fn established() -> Self {
+        /// A sender with `cfg` that has sent its SYN.
+        fn started(cfg: crate::tcp::config::TcpConfig) -> Self {
             let mut h = Sender {
-                s: TcpSender::new(cfg(), 0, 0, 1, None, None),
+                s: TcpSender::new(cfg, 0, 0, 1, None, None),
                 ev: EventQueue::new(),
                 out: vec![],
                 uid: 0,
             };
             let mut ctx = Ctx::detached(0, &mut h.ev, &mut h.out, &mut h.uid);
             h.s.start(&mut ctx);
+            h
+        }
+        fn established() -> Self {
+            let mut h = Sender::started(cfg());
             let syn = h.out[0].tcp();
             assert!(syn.has(flags::ECE) && syn.has(flags::CWR), "ECN-setup SYN");
             assert_eq!(h.out[0].ecn, Ecn::NotEct);
@@ -389,14 +393,7 @@ mod tests {
     #[test]
     fn dctcp_sends_every_packet_ect_unless_told_not_to() {
         for (all, control) in [(None, Ecn::Ect0), (Some(false), Ecn::NotEct)] {
-            let mut s = Sender {
-                s: TcpSender::new(dctcp(all), 0, 0, 1, None, None),
-                ev: EventQueue::new(),
-                out: vec![],
-                uid: 0,
-            };
-            let mut ctx = Ctx::detached(0, &mut s.ev, &mut s.out, &mut s.uid);
-            s.s.start(&mut ctx);
+            let mut s = Sender::started(dctcp(all));
             assert_eq!(s.out[0].ecn, control, "SYN ({all:?})");
             s.ack(10 * MILLISECOND, 1, flags::SYN | flags::ACK | flags::ECE);
             assert!(s.s.ecn.on);
@@ -432,14 +429,7 @@ mod tests {
         let e = resolve(&spec, "tcp").unwrap_err();
         assert_eq!(e.path, "tcp.ecn_all_packets");
         // A peer that declines ECN gets Not-ECT after the SYN.
-        let mut s = Sender {
-            s: TcpSender::new(dctcp(None), 0, 0, 1, None, None),
-            ev: EventQueue::new(),
-            out: vec![],
-            uid: 0,
-        };
-        let mut ctx = Ctx::detached(0, &mut s.ev, &mut s.out, &mut s.uid);
-        s.s.start(&mut ctx);
+        let mut s = Sender::started(dctcp(None));
         s.ack(10 * MILLISECOND, 1, flags::SYN | flags::ACK);
         assert!(!s.s.ecn.on);
         assert!(s.out[1..].iter().all(|p| p.ecn == Ecn::NotEct));
