@@ -7,8 +7,10 @@
 mod atm;
 pub mod flow_paths;
 mod hints;
+mod rounds;
 pub mod routes;
 
+pub use rounds::{RoundGroup, RoundsResult, NO_GROUP};
 pub use routes::{Routes, NO_ROUTE};
 
 use crate::net::atm::layer::AtmNet;
@@ -60,6 +62,10 @@ pub struct Flow {
     /// Node of the responding end.
     pub dst: u32,
     // -- colder: set up once, or counted only on a drop
+    /// The group of rounds the flow waits in ([`NO_GROUP`]: none).
+    pub group: u32,
+    /// Its place among the group's members.
+    pub member: u32,
     /// Display name.
     pub name: String,
     /// Start time.
@@ -85,6 +91,8 @@ impl Flow {
             transport,
             src,
             dst,
+            group: NO_GROUP,
+            member: 0,
             injected: 0,
             delivered: 0,
             drops: [0; DropCause::COUNT],
@@ -150,6 +158,8 @@ pub struct Simulation {
     /// Per node, the processor its endpoints' packets pass before the network (when the
     /// scenario gives hosts a processing time).
     pub processors: Vec<Option<Processor>>,
+    /// Groups of flows in barrier-synchronised rounds.
+    pub rounds: Vec<RoundGroup>,
     /// The packets links carry (their delay lines hold slots in it).
     store: PacketStore,
     /// Packet capture files, while the run writes them.
@@ -190,6 +200,7 @@ impl Simulation {
             stopped_at: None,
             atm: None,
             processors: Vec::new(),
+            rounds: Vec::new(),
             store: PacketStore::new(),
             pcap: None,
             pcap_error: None,
@@ -450,6 +461,8 @@ impl Simulation {
                 let p = pr.pop(self.now, &mut self.events);
                 self.forward(node, Offered::Given(&p), HOP_UNKNOWN);
             }
+            Event::NextRound(g) => self.next_round(g),
+            Event::RoundReached(f) => self.round_progress(f),
         }
     }
 

@@ -129,6 +129,9 @@ pub struct RunResult {
     /// The simulated time at which the run was stopped early (an interrupt or a wall-time
     /// limit; the results cover the run up to it), null when it ran to its end.
     pub stopped_at: Option<f64>,
+    /// Groups of flows in barrier-synchronised rounds (left out when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<crate::engine::RoundsResult>,
 }
 
 /// A run's summary plus its traces.
@@ -270,6 +273,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             links,
             conservation: cons,
             stopped_at: sim.stopped_at.map(secs),
+            rounds: sim.rounds.iter().map(|g| g.result()).collect(),
         },
         flow_traces: traces,
         packet_trace: sim.packet_trace.take(),

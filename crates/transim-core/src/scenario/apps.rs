@@ -3,6 +3,7 @@
 use super::build::{forbid, require};
 use super::error::ScenarioError;
 use super::schema::*;
+use crate::engine::RoundGroup;
 use crate::sctp::sender::{Endless, Message};
 
 /// The most writes a `files` application may make (they are listed before the run).
@@ -16,6 +17,8 @@ fn only(app: &AppSpec, path: &str, kind: &str, allowed: &[&str]) -> Result<(), S
         ("count", app.count.is_some()),
         ("size", app.size.is_some()),
         ("piece", app.piece.is_some()),
+        ("rounds", app.rounds.is_some()),
+        ("group", app.group.is_some()),
     ];
     for (name, set) in fields {
         if set && !allowed.contains(&name) {
@@ -81,6 +84,24 @@ pub(super) fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, Scenar
                     .ok_or_else(|| ScenarioError::new(p, "makes the total overflow"))?;
             }
             Ok(Some(total))
+        }
+        AppKind::Rounds => {
+            only(app, path, "rounds", &["bytes", "rounds", "group"])?;
+            let b = require(
+                &app.bytes,
+                &format!("{path}.bytes"),
+                "for a rounds application (bytes per round)",
+            )?;
+            positive(b.0, &format!("{path}.bytes"), "at least one byte a round")?;
+            let n = *require(
+                &app.rounds,
+                &format!("{path}.rounds"),
+                "for a rounds application",
+            )?;
+            positive(n as u64, &format!("{path}.rounds"), "at least one round")?;
+            b.0.checked_mul(n as u64).map(Some).ok_or_else(|| {
+                ScenarioError::new(format!("{path}.rounds"), "times bytes overflows")
+            })
         }
         AppKind::Files => {
             only(app, path, "files", &["count", "size", "piece"])?;
@@ -197,5 +218,49 @@ pub(super) fn sctp_messages(app: &AppSpec, frag: u32) -> (Vec<Message>, Option<E
                 .collect(),
             None,
         ),
+        // Refused for SCTP when the association is built (`build_sctp`).
+        AppKind::Rounds => (vec![], None),
     }
+}
+
+/// The groups of flows with a rounds application, each flow told its group and place
+/// (groups in the order their first flow comes). Every flow of a group must have the same
+/// number of rounds.
+pub(super) fn round_groups(
+    specs: &[FlowSpec],
+    flows: &mut [crate::engine::Flow],
+) -> Result<Vec<RoundGroup>, ScenarioError> {
+    let mut groups: Vec<RoundGroup> = Vec::new();
+    let mut first: Vec<usize> = Vec::new();
+    for (i, (spec, flow)) in specs.iter().zip(flows.iter_mut()).enumerate() {
+        let app = &spec.app;
+        let (AppKind::Rounds, Some(bytes), Some(rounds)) = (app.kind, app.bytes, app.rounds) else {
+            continue;
+        };
+        let k = match groups.iter().position(|g| g.name == app.group) {
+            Some(k) => k,
+            None => {
+                groups.push(RoundGroup::new(app.group.clone(), rounds));
+                first.push(i);
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[k];
+        if g.rounds != rounds {
+            let which = match &g.name {
+                Some(n) => format!("group {n:?}"),
+                None => "the flows that name no group".to_string(),
+            };
+            return Err(ScenarioError::new(
+                format!("flows[{i}].app.rounds"),
+                format!(
+                    "got {rounds}; flows[{}] of {which} has {}: the flows that wait for each other need the same number of rounds",
+                    first[k], g.rounds
+                ),
+            ));
+        }
+        flow.group = k as u32;
+        flow.member = g.join(i as u32, bytes.0);
+    }
+    Ok(groups)
 }

@@ -71,6 +71,8 @@ pub(super) fn poisson(
         || app.sizes.is_some()
         || app.count.is_some()
         || app.size.is_some()
+        || app.rounds.is_some()
+        || app.group.is_some()
     {
         return Err(ScenarioError::new(
             "traffic.app",

@@ -682,6 +682,7 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             transport,
         ));
     }
+    let round_groups = super::apps::round_groups(&sc.flows, &mut flows)?;
     let pcap = match &sc.trace.pcap {
         None => None,
         Some(spec) => {
@@ -750,6 +751,7 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         },
     );
     super::trace_budget::check(sc, &sim)?;
+    sim.rounds = round_groups;
     sim.pcap_request = pcap;
     sim.atm = atm;
     if let Some(e) = &sc.endpoints {

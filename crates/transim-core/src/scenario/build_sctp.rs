@@ -112,6 +112,12 @@ pub(super) fn association(
     let why = "for an SCTP flow (protocol = \"sctp\")";
     forbid(&f.tcp, format_args!("flows[{i}].tcp"), why)?;
     forbid(&f.switch, format_args!("flows[{i}].switch"), why)?;
+    if f.app.kind == AppKind::Rounds {
+        return Err(ScenarioError::new(
+            format!("flows[{i}].app.kind"),
+            "got \"rounds\", an application of TCP flows only; expected \"bulk\", \"finite\", \"writes\" or \"files\" for an SCTP flow",
+        ));
+    }
     if f.app.kind == AppKind::Bulk {
         forbid(
             &f.app.piece,

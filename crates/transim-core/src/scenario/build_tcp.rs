@@ -118,9 +118,20 @@ pub(super) fn connection(
     if let (Some(pieces), Packetization::Write) = (pieces(&f.app), cfg.packetization) {
         sender.write_in_pieces(pieces);
     }
+    let rounds_total = match (f.app.kind, f.app.bytes, app_bytes) {
+        (AppKind::Rounds, Some(round), Some(total)) => {
+            sender.hold_for_rounds(round.0, total);
+            total
+        }
+        _ => 0,
+    };
     sender.seed_cc(Rng::stream(sc.seed, &format!("cc/{i}")));
-    let receiver = TcpReceiver::new(cfg, i as u32, d, s);
+    let mut receiver = TcpReceiver::new(cfg, i as u32, d, s);
+    if let (AppKind::Rounds, Some(round)) = (f.app.kind, f.app.bytes) {
+        receiver.in_rounds(round.0, rounds_total);
+    }
     let mut conn = TcpConnection::new(i as u32, sender, receiver, switches);
+    conn.rounds_total = rounds_total;
     conn.adaptive = adaptive(&spec, &path, net, routes, (s, d), i as u32)?;
     Ok(Box::new(conn))
 }

@@ -69,6 +69,7 @@ pub fn describe(sc: &Scenario) -> Result<Value, ScenarioError> {
             AppKind::Finite => "finite",
             AppKind::Writes => "writes",
             AppKind::Files => "files",
+            AppKind::Rounds => "rounds",
         };
         let tcp = match spec.protocol {
             Protocol::Tcp => {

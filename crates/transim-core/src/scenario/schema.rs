@@ -493,16 +493,20 @@ pub enum AppKind {
     /// most `piece` bytes (piece 1 of each file, then piece 2, …). SCTP puts file k on
     /// stream k, one message per piece; TCP writes the pieces into its one stream.
     Files,
+    /// Barrier-synchronised rounds (TCP; incast studies): `bytes` per round for `rounds`
+    /// rounds; the next round is written on every flow of the `group` the instant the last
+    /// of them has delivered its bytes of this one.
+    Rounds,
 }
 
 /// The application driving a flow.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AppSpec {
-    /// `bulk`, `finite` or `writes`.
+    /// `bulk`, `finite`, `writes`, `files` or `rounds`.
     #[serde(default)]
     pub kind: AppKind,
-    /// Finite: bytes to send.
+    /// Finite: bytes to send. Rounds: bytes per round.
     #[serde(default)]
     pub bytes: Option<Size>,
     /// Writes: sizes of the writes, in order.
@@ -519,6 +523,13 @@ pub struct AppSpec {
     /// (study 2's 4 KB frames; default: it fills the buffer byte by byte).
     #[serde(default)]
     pub piece: Option<Size>,
+    /// Rounds: how many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
+    /// Rounds: the flows that wait for each other (default: every rounds flow without a
+    /// group).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// One connection.

@@ -53,6 +53,10 @@ pub enum Event {
     CellSend(u32),
     /// A host's processor finishes its head packet (the node).
     HostReady(u32),
+    /// A group of flows in barrier-synchronised rounds starts its next round (the group).
+    NextRound(u32),
+    /// A flow's receiver has delivered its share of a round to the application (the flow).
+    RoundReached(u32),
 }
 
 /// A transport's own name for one of its timers.
@@ -456,6 +460,8 @@ impl Packed {
     const TIMER: u64 = 3;
     const CELL_SEND: u64 = 4;
     const HOST_READY: u64 = 5;
+    const NEXT_ROUND: u64 = 6;
+    const ROUND_REACHED: u64 = 7;
 
     #[inline(always)]
     fn new(tag: u64, a: u32, b: u32, c: u32) -> Packed {
@@ -471,6 +477,8 @@ impl Packed {
             Event::Timer { flow, timer } => Packed::new(Self::TIMER, flow, timer as u32, 0),
             Event::CellSend(vc) => Packed::new(Self::CELL_SEND, vc, 0, 0),
             Event::HostReady(node) => Packed::new(Self::HOST_READY, node, 0, 0),
+            Event::NextRound(g) => Packed::new(Self::NEXT_ROUND, g, 0, 0),
+            Event::RoundReached(f) => Packed::new(Self::ROUND_REACHED, f, 0, 0),
         }
     }
 
@@ -487,7 +495,9 @@ impl Packed {
                 timer: b as TimerId,
             },
             Self::CELL_SEND => Event::CellSend(a),
-            _ => Event::HostReady(a),
+            Self::HOST_READY => Event::HostReady(a),
+            Self::NEXT_ROUND => Event::NextRound(a),
+            _ => Event::RoundReached(a),
         }
     }
 }

@@ -41,6 +41,9 @@ pub struct TcpConnection {
     pub ack_drops_uplink: u64,
     /// The adaptive framework (`cc = "adaptive"`), if on.
     pub adaptive: Option<Adaptive>,
+    /// A `rounds` application's bytes in all rounds (0: another application), for the
+    /// volume estimate made before the run; the sender sees only the rounds written so far.
+    pub rounds_total: u64,
 }
 
 impl TcpConnection {
@@ -61,6 +64,7 @@ impl TcpConnection {
             recovered_timeout: 0,
             ack_drops_uplink: 0,
             adaptive: None,
+            rounds_total: 0,
         }
     }
 
@@ -217,8 +221,17 @@ impl Transport for TcpConnection {
         VolumeHint {
             packet_bytes: cfg.mss as u64 + 40,
             window_bytes: Some(cfg.max_cwnd.map_or(cfg.rcv_buf, |m| m.min(cfg.rcv_buf))),
-            app_bytes: (end < u64::MAX / 4).then(|| end - 1),
+            app_bytes: if self.rounds_total > 0 {
+                Some(self.rounds_total)
+            } else {
+                (end < u64::MAX / 4).then(|| end - 1)
+            },
         }
+    }
+
+    fn app_release(&mut self, total: u64, last: bool, ctx: &mut Ctx) {
+        self.sender.release(total, last);
+        self.sender.try_send(ctx);
     }
 
     fn trace_rows(&self) -> usize {

@@ -7,6 +7,7 @@ use super::timers;
 use super::Ctx;
 use crate::net::header::tcp::flags;
 use crate::net::{Header, Packet, SackBlocks, TcpHeader};
+use crate::sim::events::Event;
 use crate::sim::timer::Timer;
 use crate::sim::Time;
 use std::sync::Arc;
@@ -140,6 +141,12 @@ pub struct TcpReceiver {
     pub ecn: super::ecn::EcnReceiver,
     /// ns-2's SACK-block stack, with `sack_option = "ns2"`.
     ns2_sacker: Option<Box<Ns2Sacker>>,
+    /// A rounds application: the bytes delivered at which the next round's share is
+    /// complete (`u64::MAX`: none left, or another application), the share, and the bytes
+    /// of all rounds.
+    round_mark: u64,
+    round_share: u64,
+    round_total: u64,
 }
 
 impl TcpReceiver {
@@ -173,6 +180,9 @@ impl TcpReceiver {
             ecn: Default::default(),
             stats: ReceiverStats::default(),
             ns2_sacker,
+            round_mark: u64::MAX,
+            round_share: 0,
+            round_total: 0,
         }
     }
 
@@ -343,6 +353,9 @@ impl TcpReceiver {
                 filled = true;
             }
             self.deliver(before, ctx.now);
+            if self.stats.bytes_delivered >= self.round_mark {
+                self.round_reached(ctx);
+            }
             immediate = filled || !self.ooo.is_empty() || self.stats.fin_at.is_some();
         } else {
             self.stats.out_of_order_segments += 1;
@@ -361,6 +374,27 @@ impl TcpReceiver {
             self.send_ack(ctx);
         }
         fresh
+    }
+
+    /// Deliver in rounds of `share` bytes, `total` in all: the engine hears of each round's
+    /// share delivered ([`Event::RoundReached`]).
+    pub fn in_rounds(&mut self, share: u64, total: u64) {
+        self.round_share = share;
+        self.round_total = total;
+        self.round_mark = share;
+    }
+
+    /// This round's share is delivered: tell the engine, and wait for the next one's.
+    #[cold]
+    #[inline(never)]
+    fn round_reached(&mut self, ctx: &mut Ctx) {
+        ctx.events.push(ctx.now, Event::RoundReached(self.flow));
+        let next = self.round_mark + self.round_share;
+        self.round_mark = if next <= self.round_total {
+            next
+        } else {
+            u64::MAX
+        };
     }
 
     /// Count newly in-order bytes (the FIN's sequence number is not data).

@@ -165,6 +165,11 @@ pub trait Transport: Send {
     /// The transport's own results, once the run is over.
     fn results(&mut self, facts: &FlowFacts) -> Detail;
 
+    /// The sending application has now written `total` bytes in all (a new round of a
+    /// `rounds` application, whose receiving end schedules [`Event::RoundReached`] for its
+    /// flow at each round's share delivered); `last`: it writes nothing more after them.
+    fn app_release(&mut self, _total: u64, _last: bool, _ctx: &mut Ctx) {}
+
     /// Addresses of the state a packet from the sender (`from_sender`) or from the receiver
     /// touches first when it is delivered: the handling endpoint's own state (its first
     /// cache lines) and one more place (two lines) that moves as the transfer goes on, such

@@ -1,0 +1,232 @@
+//! Barrier-synchronised rounds (`app.kind = "rounds"`), the workload of incast studies: every
+//! flow of a group sends `bytes` per round, and the next round starts on all of them when the
+//! last has delivered its share. Checked against hand-computed timelines on the paths of
+//! `tcp_timeline.rs`: 8 Mbps (1 byte per µs), MSS 1000 (1040 bytes on the wire), no delayed
+//! ACKs. Over a 10 ms path the handshake ends and the first segment arrives at 31.176 ms
+//! (3 × 10 ms, SYN and SYN-ACK 48 µs each, the handshake's ACK 40 µs, the segment 1.04 ms);
+//! over a 20 ms path at 61.176 ms.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+const US: u64 = 1_000;
+
+fn secs_ns(v: &Value) -> u64 {
+    ns(v.as_f64().expect("a time in seconds"))
+}
+
+/// One flow, one segment a round: each round after the first is one segment's
+/// serialisation and one propagation delay after the one before, since the sender learns of
+/// the next round the instant the receiver has the last one.
+#[test]
+fn a_single_flow_sends_each_round_when_the_last_arrived() {
+    let mut sc = two_node(
+        "1s",
+        json!({}),
+        json!({"kind": "rounds", "bytes": 1000, "rounds": 3}),
+        json!({}),
+    );
+    sc["trace"] = json!({"packets": true});
+    let out = run(sc);
+    let pt = out.packet_trace.as_ref().unwrap();
+    let arrivals = data_arrivals(pt);
+    let want = [31_176 * US, 42_216 * US, 53_256 * US];
+    assert_eq!(
+        arrivals,
+        vec![(want[0], 1), (want[1], 1001), (want[2], 2001)],
+        "one segment a round, each sent as the round before it ended"
+    );
+    let rounds = serde_json::to_value(&out.result.rounds).unwrap();
+    assert_eq!(rounds.as_array().unwrap().len(), 1, "{rounds}");
+    let g = &rounds[0];
+    assert_eq!(
+        (g["flows"].as_u64(), g["bytes_per_round"].as_u64()),
+        (Some(1), Some(1000))
+    );
+    let done: Vec<u64> = g["completed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(secs_ns)
+        .collect();
+    assert_eq!(done, want);
+    let f = out.result.flows[0].detail.tcp();
+    assert_eq!(f.bytes_delivered, 3000);
+    assert_eq!(f.completion_time.map(ns), Some(want[2]));
+}
+
+/// Two flows into one receiver, over 10 ms and 20 ms paths: the fast flow's next round waits
+/// for the slow flow's last, so each round ends when the slow flow's segment arrives, and
+/// the fast flow's segments of rounds 2 and 3 leave when the slow flow's round before ended.
+#[test]
+fn the_next_round_waits_for_the_slowest_flow() {
+    let mut sc = two_node(
+        "1s",
+        json!({}),
+        json!({"kind": "rounds", "bytes": 1000, "rounds": 3}),
+        json!({}),
+    );
+    sc["topology"] = json!({"kind": "explicit", "nodes": ["A", "C", "B"], "links": [
+        {"between": ["A", "B"], "rate": "8Mbps", "delay": "10ms", "queue": 1000},
+        {"between": ["C", "B"], "rate": "8Mbps", "delay": "20ms", "queue": 1000}]});
+    let app = sc["flows"][0]["app"].clone();
+    sc["flows"] = json!([{"src": "A", "dst": "B", "app": app},
+                         {"src": "C", "dst": "B", "app": app}]);
+    sc["trace"] = json!({"packets": true});
+    let out = run(sc);
+    let pt = out.packet_trace.as_ref().unwrap();
+    let of_flow = |flow: u32| -> Vec<u64> {
+        rows(pt, |i| {
+            pt.kind[i] == transim_core::trace::packet_event::DELIVER
+                && pt.from_sender[i] == 1
+                && pt.len[i] > 0
+                && pt.flow[i] == flow
+        })
+        .into_iter()
+        .map(|i| ns(pt.t[i]))
+        .collect()
+    };
+    let slow = [61_176 * US, 82_216 * US, 103_256 * US];
+    assert_eq!(of_flow(1), slow);
+    // The fast flow: its own handshake, then each round one 11.04 ms hop after the slow
+    // flow's round before it ended.
+    assert_eq!(
+        of_flow(0),
+        [31_176 * US, slow[0] + 11_040 * US, slow[1] + 11_040 * US]
+    );
+    let g = serde_json::to_value(&out.result.rounds[0]).unwrap();
+    let done: Vec<u64> = g["completed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(secs_ns)
+        .collect();
+    assert_eq!(done, slow);
+    assert_eq!(g["flows"].as_u64(), Some(2));
+}
+
+/// Groups are independent: flows in group "x" do not wait for flows in group "y".
+#[test]
+fn groups_keep_their_own_barriers() {
+    let mut sc = two_node("1s", json!({}), json!({}), json!({}));
+    sc["topology"] = json!({"kind": "explicit", "nodes": ["A", "C", "B"], "links": [
+        {"between": ["A", "B"], "rate": "8Mbps", "delay": "10ms", "queue": 1000},
+        {"between": ["C", "B"], "rate": "8Mbps", "delay": "20ms", "queue": 1000}]});
+    sc["flows"] = json!([
+        {"src": "A", "dst": "B", "app": {"kind": "rounds", "bytes": 1000, "rounds": 3, "group": "x"}},
+        {"src": "C", "dst": "B", "app": {"kind": "rounds", "bytes": 1000, "rounds": 2, "group": "y"}}]);
+    let out = run(sc);
+    let rounds = serde_json::to_value(&out.result.rounds).unwrap();
+    let times = |k: usize| -> Vec<u64> {
+        rounds[k]["completed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(secs_ns)
+            .collect()
+    };
+    assert_eq!(rounds[0]["group"], "x");
+    assert_eq!(times(0), [31_176 * US, 42_216 * US, 53_256 * US]);
+    assert_eq!(rounds[1]["group"], "y");
+    assert_eq!(times(1), [61_176 * US, 82_216 * US]);
+}
+
+/// A round of many segments under loss: whatever happens inside a round, a round ends only
+/// when every flow has delivered all its bytes of it, and every byte is delivered once.
+#[test]
+fn rounds_under_loss_deliver_every_byte_and_end_in_order() {
+    let mut sc = two_node(
+        "20s",
+        json!({"initial_window": 4}),
+        json!({}),
+        json!({"loss": {"model": "bernoulli", "p": 0.02}}),
+    );
+    sc["topology"] = json!({"kind": "explicit", "nodes": ["A", "C", "R", "B"], "links": [
+        {"between": ["A", "R"], "rate": "100Mbps", "delay": "1ms", "queue": 1000},
+        {"between": ["C", "R"], "rate": "100Mbps", "delay": "1ms", "queue": 1000},
+        {"between": ["R", "B"], "rate": "8Mbps", "delay": "5ms", "queue": 8,
+         "forward": {"loss": {"model": "bernoulli", "p": 0.02}}}]});
+    let app = json!({"kind": "rounds", "bytes": 20_000, "rounds": 10});
+    sc["flows"] =
+        json!([{"src": "A", "dst": "B", "app": app}, {"src": "C", "dst": "B", "app": app}]);
+    sc["trace"] = json!({});
+    let out = run(sc);
+    for f in &out.result.flows {
+        let t = f.detail.tcp();
+        assert_eq!(t.bytes_delivered, 200_000, "{}", f.name);
+    }
+    let g = serde_json::to_value(&out.result.rounds[0]).unwrap();
+    let done: Vec<u64> = g["completed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(secs_ns)
+        .collect();
+    assert_eq!(done.len(), 10);
+    assert!(done.windows(2).all(|w| w[0] < w[1]), "{done:?}");
+    // The last round ends when the later of the two flows completes.
+    let last = out
+        .result
+        .flows
+        .iter()
+        .map(|f| ns(f.detail.tcp().completion_time.unwrap()))
+        .max()
+        .unwrap();
+    assert_eq!(done[9], last);
+    assert!(
+        out.result
+            .flows
+            .iter()
+            .any(|f| f.detail.tcp().retransmissions > 0),
+        "the loss made some retransmissions"
+    );
+}
+
+/// Bad input names the field.
+#[test]
+fn rounds_fields_are_checked() {
+    let err = |app: Value| -> String {
+        let sc = two_node("1s", json!({}), app, json!({}));
+        match transim_core::run_value(sc) {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = err(json!({"kind": "rounds", "rounds": 3}));
+    assert!(
+        e.contains("flows[0].app.bytes") && e.contains("required"),
+        "{e}"
+    );
+    let e = err(json!({"kind": "rounds", "bytes": 1000}));
+    assert!(
+        e.contains("flows[0].app.rounds") && e.contains("required"),
+        "{e}"
+    );
+    let e = err(json!({"kind": "rounds", "bytes": 1000, "rounds": 0}));
+    assert!(
+        e.contains("flows[0].app.rounds") && e.contains("got 0"),
+        "{e}"
+    );
+    let e = err(json!({"kind": "finite", "bytes": 1000, "rounds": 2}));
+    assert!(e.contains("flows[0].app.rounds"), "{e}");
+    let e = err(json!({"kind": "finite", "bytes": 1000, "group": "x"}));
+    assert!(e.contains("flows[0].app.group"), "{e}");
+}
+
+/// Rounds are a TCP application: an SCTP flow with them is refused by name.
+#[test]
+fn rounds_are_refused_for_sctp() {
+    let mut sc = two_node(
+        "1s",
+        json!({}),
+        json!({"kind": "rounds", "bytes": 1000, "rounds": 2}),
+        json!({}),
+    );
+    sc["flows"][0]["protocol"] = json!("sctp");
+    let e = match transim_core::run_value(sc) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("flows[0].app.kind") && e.contains("TCP"), "{e}");
+}
