@@ -46,6 +46,7 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
         "study2-atm/table2.png",
         "many-flows/goodput.png",
         "datacenter-fct/fct.png",
+        "incast/goodput.png",
     ):
         assert (report / img).stat().st_size > 1000
     from transim.peers import Ns3Unavailable, find_ns3

@@ -239,6 +239,57 @@ def _datacenter_fct(out: Path, scale: str) -> str:
     return "\n".join(rows) + "\n\n![completion times against load](datacenter-fct/fct.png)"
 
 
+#: Servers in the incast section, and the minimum RTOs it compares.
+INCAST_SENDERS = (1, 2, 4, 8, 16, 32, 48, 64)
+INCAST_RTO_MIN = ("200ms", "1ms")
+
+
+def _incast(out: Path, scale: str) -> str:
+    import matplotlib.pyplot as plt
+
+    rounds = 50 if scale == "paper" else 20
+    goodput: dict[str, list[float]] = {}
+    rows = [
+        "| servers | min RTO | goodput | a round: mean | median | longest | RTOs | drops |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for rto in INCAST_RTO_MIN:
+        for n in INCAST_SENDERS:
+            r = run(
+                SCENARIOS / "incast.toml",
+                overrides=[
+                    f"traffic.senders={n}",
+                    f"traffic.tcp.rto_min={rto}",
+                    f"traffic.app.rounds={rounds}",
+                ],
+            )
+            r.write(out / f"rto-{rto}-servers-{n}")
+            g = r.rounds()[0]
+            goodput.setdefault(rto, []).append((g["goodput_bps"] or 0.0) / 1e6)
+            rto_count = sum(f["timeouts"] for f in r.flows)
+            drops = sum(sum(f["data_drops"].values()) for f in r.flows)
+            rows.append(
+                f"| {n} | {rto} | {fmt_rate(g['goodput_bps'] or 0.0)} | {fmt_time(g['mean'])} | "
+                f"{fmt_time(g['median'])} | {fmt_time(g['max'])} | {rto_count:,} | {drops:,} |"
+            )
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for rto in INCAST_RTO_MIN:
+        ax.plot(INCAST_SENDERS, goodput[rto], marker="o", label=f"minimum RTO {rto}")
+    # The most a 1 Gbps port delivers: 1,448 payload bytes in every 1,500-byte packet.
+    ax.axhline(1000 * 1448 / 1500, color="grey", linestyle=":", label="payload at line rate")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(INCAST_SENDERS, [str(n) for n in INCAST_SENDERS])
+    ax.set_xlabel("servers")
+    ax.set_ylabel("goodput at the aggregator (Mbps)")
+    ax.set_ylim(0, 1050)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="center right")
+    fig.tight_layout()
+    fig.savefig(out / "goodput.png", dpi=110)
+    plt.close(fig)
+    return "\n".join(rows) + "\n\n![goodput against servers](incast/goodput.png)"
+
+
 def _linux_slowstart(out: Path, scale: str) -> str:
     r = run(SCENARIOS / "linux-slowstart.toml", trace_flows=True, trace_packets=True)
     r.write(out)

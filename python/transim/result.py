@@ -132,6 +132,15 @@ class Result:
         (percentiles by nearest rank)."""
         return completion_times(self._summary_text())
 
+    def rounds(self) -> list[dict[str, Any]]:
+        """Each group of barrier-synchronised rounds (``app.kind = "rounds"``) with its
+        figures (:func:`transim.rounds.describe`): the rounds that ended, their times after
+        the first, and the aggregator's goodput over them. Empty without rounds."""
+        from .rounds import describe
+
+        groups = json.loads(_core.summary_digest(self._summary_text(), 1)).get("rounds", [])
+        return [describe(g) for g in groups]
+
     def _summary_text(self) -> str | _core.SummaryText:
         """The summary as compact JSON text: the engine's own while nobody has read the
         summary (and so could have edited it), else the summary dumped."""

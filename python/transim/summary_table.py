@@ -46,6 +46,7 @@ def render(s: dict[str, Any]) -> str:
     # default: --all-rows keeps them): small scenarios' completion column says it all.
     if len(shown) < s["flows_total"] or s["flows_total"] > TERMINAL_ROWS:
         lines += _completion_times(s["flows_all"], s["flows_total"])
+    lines += _rounds(s.get("rounds", []))
     sctp = [f for f in shown if f.get("protocol") == "sctp"]
     if sctp:
         lines.append("")
@@ -152,6 +153,33 @@ def _completion_times(every: dict[str, Any], total: int) -> list[str]:
         f"{fmt_time(c['median']):>10} {fmt_time(c['p99']):>10}"
         for c in classes
     ]
+    return lines
+
+
+def _rounds(groups: list[dict[str, Any]]) -> list[str]:
+    """A line or two per group of barrier-synchronised rounds (nothing without them)."""
+    from .rounds import describe
+
+    lines = []
+    for g in map(describe, groups):
+        who = (
+            f"{g['flows']:,} flows"
+            if g["group"] is None
+            else (f"group {g['group']!r} ({g['flows']:,} flows)")
+        )
+        lines += [
+            "",
+            f"rounds of {who}: {g['completed']} of {g['rounds']} ended, "
+            f"{g['bytes_per_round']:,} bytes a round",
+        ]
+        if g["first_round_end"] is not None:
+            lines[-1] += f"; the first ended at {fmt_time(g['first_round_end'])}"
+        if g["goodput_bps"] is not None:
+            lines.append(
+                f"  after it: goodput {fmt_rate(g['goodput_bps'])}, a round "
+                f"{fmt_time(g['mean'])} on average, median {fmt_time(g['median'])}, "
+                f"longest {fmt_time(g['max'])}"
+            )
     return lines
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ..rounds import metrics as rounds_metrics
 from .spec import RunSpec
 from .store import Store
 
@@ -41,6 +42,7 @@ def metrics(summary: dict[str, Any]) -> dict[str, Any]:
     if any(switches):
         out["switches"] = switches
         out["final_cc"] = [f.get("cc") for f in flows]
+    out.update(rounds_metrics(summary))
     return out
 
 
