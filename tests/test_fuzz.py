@@ -102,6 +102,11 @@ def _app() -> st.SearchStrategy[dict[str, Any]]:
             lambda xs: {"kind": "writes", "sizes": xs},
             st.lists(st.integers(1, 20_000), min_size=1, max_size=5),
         ),
+        st.builds(
+            lambda b, n: {"kind": "rounds", "bytes": b, "rounds": n},
+            st.integers(1, 100_000),
+            st.integers(1, 6),
+        ),
     )
 
 

@@ -72,6 +72,8 @@ fn app() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(json!({"kind": "bulk"})),
         (1u64..200_000).prop_map(|b| json!({"kind": "finite", "bytes": b})),
+        (1u64..100_000, 1u32..6)
+            .prop_map(|(b, n)| json!({"kind": "rounds", "bytes": b, "rounds": n})),
     ]
 }
 
@@ -140,6 +142,20 @@ fn check(doc: &Value, bps: f64) -> Result<bool, TestCaseError> {
                     l.name,
                     l.utilisation
                 );
+            }
+            // Rounds end in order, never more than asked for, and all of them when every
+            // flow completed.
+            let all_done = out
+                .result
+                .flows
+                .iter()
+                .all(|f| f.detail.tcp().completion_time.is_some());
+            for g in &out.result.rounds {
+                prop_assert!(g.completed.windows(2).all(|w| w[0] < w[1]), "{doc}");
+                prop_assert!(g.completed.len() <= g.rounds as usize, "{doc}");
+                if all_done {
+                    prop_assert_eq!(g.completed.len(), g.rounds as usize, "{}", doc);
+                }
             }
             let again = transim_core::run_value(doc.clone()).expect("ran the first time");
             prop_assert_eq!(
