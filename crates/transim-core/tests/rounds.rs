@@ -230,3 +230,61 @@ fn rounds_are_refused_for_sctp() {
     };
     assert!(e.contains("flows[0].app.kind") && e.contains("TCP"), "{e}");
 }
+
+/// Slow start after idle (Linux's `tcp_slow_start_after_idle`, RFC 5681 §4.1): a fast flow
+/// that waits between rounds for a slow one longer than its RTO (100 ms here) restarts with
+/// its window cut back, halved once per RTO idle down to the initial window. Its first
+/// round leaves it a window of 10 segments (IW 2 + 8 ACKs); the wait is over 500 ms, so the
+/// window halves to 5, then to 2. Round 2 (8 segments, released at T) then goes as slow
+/// start from 2: two segments arrive at T + 11.04 and 12.08 ms; the first ACK, back at
+/// T + 21.08 ms, opens room for two more (arriving from T + 32.12 ms), the second ACK two
+/// more behind them, and the last two follow the third ACK (T + 42.16 ms). Without the
+/// restart all eight go back to back from T.
+#[test]
+fn slow_start_after_idle_cuts_the_window_back_between_rounds() {
+    let arrivals = |restart: bool| -> (u64, Vec<u64>) {
+        let mut sc = two_node(
+            "3s",
+            json!({"rto_min": "100ms", "slow_start_after_idle": restart}),
+            json!({}),
+            json!({}),
+        );
+        sc["topology"] = json!({"kind": "explicit", "nodes": ["A", "C", "B"], "links": [
+            {"between": ["A", "B"], "rate": "8Mbps", "delay": "10ms", "queue": 1000},
+            {"between": ["C", "B"], "rate": "8Mbps", "delay": "200ms", "queue": 1000}]});
+        let app = json!({"kind": "rounds", "bytes": 8000, "rounds": 2});
+        sc["flows"] = json!([{"src": "A", "dst": "B", "app": app},
+                             {"src": "C", "dst": "B", "app": app}]);
+        sc["trace"] = json!({"packets": true});
+        let out = run(sc);
+        let pt = out.packet_trace.as_ref().unwrap();
+        let fast: Vec<u64> = rows(pt, |i| {
+            pt.kind[i] == transim_core::trace::packet_event::DELIVER
+                && pt.from_sender[i] == 1
+                && pt.len[i] > 0
+                && pt.flow[i] == 0
+                && pt.seq[i] > 8000
+        })
+        .into_iter()
+        .map(|i| ns(pt.t[i]))
+        .collect();
+        let g = serde_json::to_value(&out.result.rounds[0]).unwrap();
+        (secs_ns(&g["completed"][0]), fast)
+    };
+    let (t, off) = arrivals(false);
+    assert_eq!(
+        off,
+        (0..8)
+            .map(|k| t + 11_040 * US + k * 1_040 * US)
+            .collect::<Vec<_>>()
+    );
+    let (t2, on) = arrivals(true);
+    assert_eq!(t2, t, "round 1 is the same either way");
+    let want: Vec<u64> = [
+        11_040, 12_080, 32_120, 33_160, 34_200, 35_240, 53_200, 54_240,
+    ]
+    .iter()
+    .map(|us| t + us * US)
+    .collect();
+    assert_eq!(on, want);
+}

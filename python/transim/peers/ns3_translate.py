@@ -181,6 +181,8 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
     ]:
         if t[key]:
             raise _refuse(f"{path}.{key}", what)
+    if t["slow_start_after_idle"]:
+        raise _untranslated(f"{path}.slow_start_after_idle", "slow start after idle")
     if t["nagle"] == "minshall":
         raise _refuse(f"{path}.nagle", "Minshall's Nagle variant")
     d = t["delayed_ack"]

@@ -237,10 +237,16 @@ pub(super) fn round_groups(
         let (AppKind::Rounds, Some(bytes), Some(rounds)) = (app.kind, app.bytes, app.rounds) else {
             continue;
         };
-        let k = match groups.iter().position(|g| g.name == app.group) {
+        let k = match groups
+            .iter()
+            .position(|g| g.name.as_deref() == app.group.as_deref())
+        {
             Some(k) => k,
             None => {
-                groups.push(RoundGroup::new(app.group.clone(), rounds));
+                groups.push(RoundGroup::new(
+                    app.group.as_deref().map(String::from),
+                    rounds,
+                ));
                 first.push(i);
                 groups.len() - 1
             }

@@ -142,6 +142,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "nagle": format!("{:?}", c.nagle).to_lowercase(),
         "packetization": format!("{:?}", c.packetization).to_lowercase(),
         "limited_transmit": c.limited_transmit,
+        "slow_start_after_idle": c.slow_start_after_idle,
         "pacing": c.pacing,
         "ecn": c.ecn,
         "ful": c.ful.is_some(),

@@ -340,6 +340,9 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             PacketizationSpec::Write => Packetization::Write,
         },
         limited_transmit: fast_retransmit && spec.limited_transmit.unwrap_or(d.limited_transmit),
+        slow_start_after_idle: spec
+            .slow_start_after_idle
+            .unwrap_or(d.slow_start_after_idle),
         pacing: spec.pacing.unwrap_or(false),
         // DCTCP needs ECN: it is on unless the scenario turned it off (refused above).
         ecn,
@@ -389,6 +392,7 @@ struct Defaults {
     nagle: NagleSpec,
     packetization: PacketizationSpec,
     limited_transmit: bool,
+    slow_start_after_idle: bool,
     partial_ack_timer: PartialAckTimerSpec,
     /// Most SACK blocks per ACK (None: as many as the option space holds).
     sack_blocks: Option<u8>,
@@ -420,6 +424,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 nagle: NagleSpec::Rfc896,
                 packetization: PacketizationSpec::Stream,
                 limited_transmit: true,
+                slow_start_after_idle: false,
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
                 sack_blocks: None,
                 sack_option: SackOptionSpec::Rfc2018,
@@ -449,6 +454,8 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 nagle: NagleSpec::Minshall,
                 packetization: PacketizationSpec::Write,
                 limited_transmit: true,
+                // net.ipv4.tcp_slow_start_after_idle = 1.
+                slow_start_after_idle: true,
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
                 sack_blocks: None,
                 sack_option: SackOptionSpec::Rfc2018,
@@ -479,6 +486,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 nagle: NagleSpec::Off,
                 packetization: PacketizationSpec::Stream,
                 limited_transmit: true,
+                slow_start_after_idle: false,
                 // newreno_changes1_ 1: only the first partial ACK restarts the timer.
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
                 // TCPSink maxSackBlocks_ 3.

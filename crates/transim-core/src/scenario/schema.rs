@@ -511,7 +511,7 @@ pub struct AppSpec {
     pub bytes: Option<Size>,
     /// Writes: sizes of the writes, in order.
     #[serde(default)]
-    pub sizes: Option<Vec<Size>>,
+    pub sizes: Option<Box<[Size]>>,
     /// Files: how many.
     #[serde(default)]
     pub count: Option<u32>,
@@ -529,7 +529,7 @@ pub struct AppSpec {
     /// Rounds: the flows that wait for each other (default: every rounds flow without a
     /// group).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
+    pub group: Option<Box<str>>,
 }
 
 /// One connection.
@@ -935,6 +935,11 @@ pub struct TcpSpec {
     /// RFC 3042.
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// After more than an RTO without sending, with nothing in flight, restart from a smaller
+    /// window (Linux's `tcp_slow_start_after_idle`: cwnd halved per RTO idle, down to the
+    /// initial window; RFC 5681 §4.1). Default on in the linux-2.6 profile, off elsewhere.
+    #[serde(default)]
+    pub slow_start_after_idle: Option<bool>,
     /// Pace transmissions as Linux does without a pacing congestion control: 2·cwnd/SRTT in
     /// slow start, 1.2·cwnd/SRTT after (BBR always paces at its own rate).
     #[serde(default)]
@@ -1067,6 +1072,7 @@ impl TcpSpec {
             nagle,
             packetization,
             limited_transmit,
+            slow_start_after_idle,
             pacing,
             ecn,
             ecn_all_packets,

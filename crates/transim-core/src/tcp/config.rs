@@ -165,6 +165,8 @@ pub struct TcpConfig {
     pub packetization: Packetization,
     /// RFC 3042 Limited Transmit.
     pub limited_transmit: bool,
+    /// Restart from a smaller window after an idle RTO (Linux's `tcp_cwnd_restart`).
+    pub slow_start_after_idle: bool,
     /// Pace at Linux's default rate when congestion control sets none.
     pub pacing: bool,
     /// RFC 3168 ECN.

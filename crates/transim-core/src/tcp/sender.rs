@@ -186,6 +186,8 @@ pub struct TcpSender {
     // congestion control read (the counters above run into here: only their first
     // three, which every segment updates, are hot)
     syn_sent_at: Time,
+    /// When a segment was last retransmitted (the last new one's time is in `last_new`).
+    last_resent: Time,
     /// ns-2 arithmetic: cwnd_ during fast recovery (the halved window, without the
     /// duplicate-ACK window `dupwnd_` ns-2 keeps beside it).
     pub(crate) ns2_recovery_cwnd: f64,
@@ -239,6 +241,7 @@ impl TcpSender {
             peer,
             state: SenderState::Closed,
             syn_sent_at: 0,
+            last_resent: 0,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -669,6 +672,9 @@ impl TcpSender {
             self.pace_next = self.pace_next.max(ctx.now) + gap;
         }
         let (index, tx) = if start >= self.snd_max {
+            if idle && self.cfg.slow_start_after_idle {
+                self.restart_after_idle(ctx.now);
+            }
             if let Some(w) = self.writes.as_mut() {
                 w.sent(start, start + len);
             }
@@ -705,6 +711,7 @@ impl TcpSender {
             seg.retx = true;
             seg.sent = ctx.now;
             seg.rtx_high = self.snd_max;
+            self.last_resent = ctx.now;
             self.rate.on_resent(i, ctx.now, idle);
             let (seg_start, index, tx) = (seg.start, seg.index, seg.tx);
             self.recovery_on_resent(seg_start, self.snd_max);
@@ -739,6 +746,41 @@ impl TcpSender {
                 .set(ctx.now + self.rtt.rto(), self.flow, timers::RTO, ctx.events);
         }
         self.emit(p, self.header_bytes(false) + len as u32, ctx);
+    }
+
+    /// New data after idle (nothing in flight): when the last data segment left more than
+    /// an RTO ago, restart from a smaller window as Linux does (`tcp_cwnd_restart`, 2.6.15):
+    /// ssthresh rises to at least 3/4 of cwnd (outside recovery), and cwnd halves once per
+    /// RTO of the idle time, but not below the initial window (nor above what it was). The
+    /// first data after the handshake is not a restart.
+    #[cold]
+    #[inline(never)]
+    fn restart_after_idle(&mut self, now: Time) {
+        let (last_new, _) = self.last_new;
+        if last_new == Time::MAX {
+            return;
+        }
+        let rto = self.rtt.rto();
+        let mut idle = now.saturating_sub(last_new.max(self.last_resent));
+        if idle <= rto {
+            return;
+        }
+        // In whole segments when the window counts packets, else in bytes.
+        let unit = match self.win.unit {
+            CwndUnit::Bytes => 1,
+            CwndUnit::Packets => self.win.mss as u64,
+        };
+        let cwnd = self.win.cwnd / unit;
+        if !self.in_recovery {
+            self.win.ssthresh = self.win.ssthresh.max(((cwnd >> 1) + (cwnd >> 2)) * unit);
+        }
+        let restart = (self.cfg.initial_window.bytes(self.win.mss) / unit).min(cwnd);
+        let mut w = cwnd;
+        while idle > rto && w > restart {
+            idle -= rto;
+            w >>= 1;
+        }
+        self.win.cwnd = w.max(restart) * unit;
     }
 
     pub(crate) fn restart_rto(&mut self, ctx: &mut Ctx) {
