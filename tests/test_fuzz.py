@@ -102,8 +102,10 @@ def _app() -> st.SearchStrategy[dict[str, Any]]:
             lambda xs: {"kind": "writes", "sizes": xs},
             st.lists(st.integers(1, 20_000), min_size=1, max_size=5),
         ),
+        # Flows with the same number of rounds wait for each other; the others apart (a
+        # group's flows must agree on it).
         st.builds(
-            lambda b, n: {"kind": "rounds", "bytes": b, "rounds": n},
+            lambda b, n: {"kind": "rounds", "bytes": b, "rounds": n, "group": f"g{n}"},
             st.integers(1, 100_000),
             st.integers(1, 6),
         ),
@@ -174,10 +176,12 @@ def fabric_scenarios(draw: st.DrawFn) -> dict[str, Any]:
         },
     }
     if kind == "leaf_spine":
+        leaves = draw(st.integers(1, 3))
         topology.update(
-            leaves=draw(st.integers(1, 3)),
+            leaves=leaves,
             spines=draw(st.integers(1, 2)),
-            hosts_per_leaf=draw(st.integers(1, 4)),
+            # At least two hosts: a pattern over one is refused (tested in test_traffic).
+            hosts_per_leaf=draw(st.integers(2 if leaves == 1 else 1, 4)),
         )
     elif kind == "fat_tree":
         topology["k"] = draw(st.sampled_from([2, 4]))
@@ -195,10 +199,12 @@ def fabric_scenarios(draw: st.DrawFn) -> dict[str, Any]:
         traffic["app"] = draw(_app())
     if draw(st.booleans()):
         traffic["tcp"] = draw(_tcp())
+    # Poisson arrivals need time to arrive in: past the run's end they are refused.
+    durations = [1.0, 5.0] if pattern == "poisson" else [0.2, 1.0, 5.0]
     return {
         "name": "fuzz-fabric",
         "seed": draw(st.integers(0, 2**32 - 1)),
-        "duration": draw(st.sampled_from([0.2, 1.0, 5.0])),
+        "duration": draw(st.sampled_from(durations)),
         "topology": topology,
         "traffic": traffic,
     }

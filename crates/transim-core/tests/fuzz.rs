@@ -72,8 +72,9 @@ fn app() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(json!({"kind": "bulk"})),
         (1u64..200_000).prop_map(|b| json!({"kind": "finite", "bytes": b})),
-        (1u64..100_000, 1u32..6)
-            .prop_map(|(b, n)| json!({"kind": "rounds", "bytes": b, "rounds": n})),
+        (1u64..100_000, 1u32..6).prop_map(
+            |(b, n)| json!({"kind": "rounds", "bytes": b, "rounds": n, "group": format!("g{n}")})
+        ),
     ]
 }
 

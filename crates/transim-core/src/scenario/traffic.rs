@@ -196,4 +196,12 @@ mod tests {
         let e = pattern(&bad, &hosts, 1).unwrap_err();
         assert!(e.to_string().contains("traffic.senders"), "{e}");
     }
+
+    #[test]
+    fn a_pattern_over_one_host_is_refused() {
+        let e = two_hosts_at_least(&["h0".to_string()]).unwrap_err();
+        assert_eq!(e.path, "traffic.hosts");
+        assert!(e.to_string().contains("has 1 host(s)"), "{e}");
+        assert!(two_hosts_at_least(&["h0".into(), "h1".into()]).is_ok());
+    }
 }
