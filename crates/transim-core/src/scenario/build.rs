@@ -630,7 +630,7 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     routes.pin_flows(&endpoints, |l| net.links[l as usize].to, PIN_FLOWS_ABOVE);
     let mut flows: Vec<Flow> = Vec::with_capacity(n);
     let traced = super::trace_budget::flow_windows(sc)?;
-    let mut shared_tcp = None;
+    let mut shared_tcp = super::build_tcp::SharedConfigs::default();
     for (i, f) in sc.flows.iter().enumerate() {
         let end = sc.duration.0;
         if let Some(t) = f.start.filter(|t| t.0 >= end) {

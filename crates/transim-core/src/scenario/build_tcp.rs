@@ -18,6 +18,15 @@ use crate::transport::Transport;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+/// TCP configurations flows share as they are built: the one of flows without a `tcp`
+/// table of their own, and the last one resolved from a flow's own table, which the next
+/// flow with an equal table takes (the copies of a `count` entry, a traffic pattern's flows).
+#[derive(Default)]
+pub(super) struct SharedConfigs {
+    default: Option<Arc<TcpConfig>>,
+    last: Option<(Box<TcpSpec>, Arc<TcpConfig>)>,
+}
+
 /// The connection of flow `i` between nodes `(s, d)`.
 pub(super) fn connection(
     sc: &Scenario,
@@ -26,7 +35,7 @@ pub(super) fn connection(
     net: &Net,
     routes: &Routes,
     trace: Option<crate::trace::TraceWindow>,
-    shared: &mut Option<Arc<TcpConfig>>,
+    shared: &mut SharedConfigs,
 ) -> Result<Box<dyn Transport>, ScenarioError> {
     let f = &sc.flows[i];
     let why = "for a TCP flow (protocol = \"tcp\")";
@@ -40,12 +49,20 @@ pub(super) fn connection(
         ),
         None => (Cow::Borrowed(&sc.tcp), "tcp".into()),
     };
-    // Flows without their own `tcp` table share one configuration (resolved once): with many
-    // flows it then stays in the cache, and each flow's endpoints hold a pointer to it.
-    let cfg = match (&f.tcp, shared.as_ref()) {
-        (None, Some(c)) => Arc::clone(c),
-        (None, None) => shared.insert(Arc::new(resolve(&spec, &path)?)).clone(),
-        (Some(_), _) => Arc::new(resolve(&spec, &path)?),
+    // Flows share configurations (each resolved once): with many flows they then stay in
+    // the cache, and each flow's endpoints hold a pointer to one.
+    let cfg = match (&f.tcp, shared.default.as_ref(), &shared.last) {
+        (None, Some(c), _) => Arc::clone(c),
+        (None, None, _) => shared
+            .default
+            .insert(Arc::new(resolve(&spec, &path)?))
+            .clone(),
+        (Some(_), _, Some((last, c))) if **last == *spec => Arc::clone(c),
+        (Some(_), _, _) => {
+            let c = Arc::new(resolve(&spec, &path)?);
+            shared.last = Some((Box::new(spec.clone().into_owned()), Arc::clone(&c)));
+            c
+        }
     };
     if let Some(ful) = cfg.ful {
         let up = &net.links[routes.next(d, s, i as u32) as usize];

@@ -862,7 +862,7 @@ impl<'de> Deserialize<'de> for IwSpec {
 
 /// TCP options; every field is optional and falls back to the flow-level, then scenario-level
 /// table, then the profile's default.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
     /// Defaults profile: "rfc" (default), "linux-2.6", "ns2".
