@@ -231,9 +231,11 @@ SECTIONS = [
         '(`app = { kind = "rounds" }`); all shares meet at its 1 Gbps switch port with a '
         "64 kB buffer (RTT 100 µs); Linux 2.6's stack with Reno and SACK recovery. With "
         "Linux's 200 ms minimum RTO, a server that loses its share's last segments stalls the "
-        "whole block for 200 ms, and from four servers on the goodput falls to a fraction of "
-        "the link; with a 1 ms minimum it stays near line rate, and declines slowly as more "
-        "servers overflow the buffer together. This is the finding of Phanishayee et al. "
+        "whole block for 200 ms, so a few timeouts cost more time than all the transfers; "
+        "with a 1 ms minimum the stall is short, and what remains is the buffer overflowing "
+        "as more servers send together (a single server's few drops are at its own 64 kB "
+        "NIC queue, which its 87 kB window can overfill). This is the finding of "
+        "Phanishayee et al. "
         "(FAST 2008) and Vasudevan et al. (SIGCOMM 2009) in shape, on a set-up of our "
         "choosing rather than theirs. Goodput is over the rounds after the first, whose time "
         "includes the handshakes.",
