@@ -9,6 +9,7 @@
 mod common;
 use common::*;
 use serde_json::{json, Value};
+use transim_core::trace::{packet_event, PacketTrace};
 
 const US: u64 = 1_000;
 
@@ -16,17 +17,62 @@ fn secs_ns(v: &Value) -> u64 {
     ns(v.as_f64().expect("a time in seconds"))
 }
 
+/// One flow from A to B with application `app`, for a second.
+fn one_flow(app: Value) -> Value {
+    two_node("1s", json!({}), app, json!({}))
+}
+
+/// The error a scenario is refused with.
+fn refused(sc: Value) -> String {
+    match transim_core::run_value(sc) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Two senders into B: A over a 10 ms path, C over `slow` ms, both 8 Mbps; `tcp` as in
+/// `two_node`, the apps given per flow.
+fn two_into_one(slow: u64, tcp: Value, apps: [Value; 2]) -> Value {
+    let mut sc = two_node("3s", tcp, json!({}), json!({}));
+    sc["topology"] = json!({"kind": "explicit", "nodes": ["A", "C", "B"], "links": [
+        {"between": ["A", "B"], "rate": "8Mbps", "delay": "10ms", "queue": 1000},
+        {"between": ["C", "B"], "rate": "8Mbps", "delay": format!("{slow}ms"), "queue": 1000}]});
+    let [a, c] = apps;
+    sc["flows"] = json!([{"src": "A", "dst": "B", "app": a}, {"src": "C", "dst": "B", "app": c}]);
+    sc["trace"] = json!({"packets": true});
+    sc
+}
+
+/// Arrival times (ns) at the receiver of flow `flow`'s data segments starting after byte
+/// `after`.
+fn data_of(pt: &PacketTrace, flow: u32, after: u64) -> Vec<u64> {
+    rows(pt, |i| {
+        pt.kind[i] == packet_event::DELIVER
+            && pt.from_sender[i] == 1
+            && pt.len[i] > 0
+            && pt.flow[i] == flow
+            && pt.seq[i] > after
+    })
+    .into_iter()
+    .map(|i| ns(pt.t[i]))
+    .collect()
+}
+
+/// The instants group `group`'s rounds ended (ns).
+fn round_ends(out: &transim_core::results::RunOutput, group: usize) -> Vec<u64> {
+    out.result.rounds[group]
+        .completed
+        .iter()
+        .map(|&t| ns(t))
+        .collect()
+}
+
 /// One flow, one segment a round: each round after the first is one segment's
 /// serialisation and one propagation delay after the one before, since the sender learns of
 /// the next round the instant the receiver has the last one.
 #[test]
 fn a_single_flow_sends_each_round_when_the_last_arrived() {
-    let mut sc = two_node(
-        "1s",
-        json!({}),
-        json!({"kind": "rounds", "bytes": 1000, "rounds": 3}),
-        json!({}),
-    );
+    let mut sc = one_flow(json!({"kind": "rounds", "bytes": 1000, "rounds": 3}));
     sc["trace"] = json!({"packets": true});
     let out = run(sc);
     let pt = out.packet_trace.as_ref().unwrap();
@@ -61,75 +107,36 @@ fn a_single_flow_sends_each_round_when_the_last_arrived() {
 /// the fast flow's segments of rounds 2 and 3 leave when the slow flow's round before ended.
 #[test]
 fn the_next_round_waits_for_the_slowest_flow() {
-    let mut sc = two_node(
-        "1s",
-        json!({}),
-        json!({"kind": "rounds", "bytes": 1000, "rounds": 3}),
-        json!({}),
-    );
-    sc["topology"] = json!({"kind": "explicit", "nodes": ["A", "C", "B"], "links": [
-        {"between": ["A", "B"], "rate": "8Mbps", "delay": "10ms", "queue": 1000},
-        {"between": ["C", "B"], "rate": "8Mbps", "delay": "20ms", "queue": 1000}]});
-    let app = sc["flows"][0]["app"].clone();
-    sc["flows"] = json!([{"src": "A", "dst": "B", "app": app},
-                         {"src": "C", "dst": "B", "app": app}]);
-    sc["trace"] = json!({"packets": true});
-    let out = run(sc);
+    let app = json!({"kind": "rounds", "bytes": 1000, "rounds": 3});
+    let out = run(two_into_one(20, json!({}), [app.clone(), app]));
     let pt = out.packet_trace.as_ref().unwrap();
-    let of_flow = |flow: u32| -> Vec<u64> {
-        rows(pt, |i| {
-            pt.kind[i] == transim_core::trace::packet_event::DELIVER
-                && pt.from_sender[i] == 1
-                && pt.len[i] > 0
-                && pt.flow[i] == flow
-        })
-        .into_iter()
-        .map(|i| ns(pt.t[i]))
-        .collect()
-    };
     let slow = [61_176 * US, 82_216 * US, 103_256 * US];
-    assert_eq!(of_flow(1), slow);
+    assert_eq!(data_of(pt, 1, 0), slow);
     // The fast flow: its own handshake, then each round one 11.04 ms hop after the slow
     // flow's round before it ended.
     assert_eq!(
-        of_flow(0),
+        data_of(pt, 0, 0),
         [31_176 * US, slow[0] + 11_040 * US, slow[1] + 11_040 * US]
     );
-    let g = serde_json::to_value(&out.result.rounds[0]).unwrap();
-    let done: Vec<u64> = g["completed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(secs_ns)
-        .collect();
-    assert_eq!(done, slow);
-    assert_eq!(g["flows"].as_u64(), Some(2));
+    assert_eq!(round_ends(&out, 0), slow);
+    assert_eq!(out.result.rounds[0].flows, 2);
 }
 
 /// Groups are independent: flows in group "x" do not wait for flows in group "y".
 #[test]
 fn groups_keep_their_own_barriers() {
-    let mut sc = two_node("1s", json!({}), json!({}), json!({}));
-    sc["topology"] = json!({"kind": "explicit", "nodes": ["A", "C", "B"], "links": [
-        {"between": ["A", "B"], "rate": "8Mbps", "delay": "10ms", "queue": 1000},
-        {"between": ["C", "B"], "rate": "8Mbps", "delay": "20ms", "queue": 1000}]});
-    sc["flows"] = json!([
-        {"src": "A", "dst": "B", "app": {"kind": "rounds", "bytes": 1000, "rounds": 3, "group": "x"}},
-        {"src": "C", "dst": "B", "app": {"kind": "rounds", "bytes": 1000, "rounds": 2, "group": "y"}}]);
-    let out = run(sc);
-    let rounds = serde_json::to_value(&out.result.rounds).unwrap();
-    let times = |k: usize| -> Vec<u64> {
-        rounds[k]["completed"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(secs_ns)
-            .collect()
-    };
-    assert_eq!(rounds[0]["group"], "x");
-    assert_eq!(times(0), [31_176 * US, 42_216 * US, 53_256 * US]);
-    assert_eq!(rounds[1]["group"], "y");
-    assert_eq!(times(1), [61_176 * US, 82_216 * US]);
+    let out = run(two_into_one(
+        20,
+        json!({}),
+        [
+            json!({"kind": "rounds", "bytes": 1000, "rounds": 3, "group": "x"}),
+            json!({"kind": "rounds", "bytes": 1000, "rounds": 2, "group": "y"}),
+        ],
+    ));
+    assert_eq!(out.result.rounds[0].group.as_deref(), Some("x"));
+    assert_eq!(round_ends(&out, 0), [31_176 * US, 42_216 * US, 53_256 * US]);
+    assert_eq!(out.result.rounds[1].group.as_deref(), Some("y"));
+    assert_eq!(round_ends(&out, 1), [61_176 * US, 82_216 * US]);
 }
 
 /// A round of many segments under loss: whatever happens inside a round, a round ends only
@@ -156,13 +163,7 @@ fn rounds_under_loss_deliver_every_byte_and_end_in_order() {
         let t = f.detail.tcp();
         assert_eq!(t.bytes_delivered, 200_000, "{}", f.name);
     }
-    let g = serde_json::to_value(&out.result.rounds[0]).unwrap();
-    let done: Vec<u64> = g["completed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(secs_ns)
-        .collect();
+    let done = round_ends(&out, 0);
     assert_eq!(done.len(), 10);
     assert!(done.windows(2).all(|w| w[0] < w[1]), "{done:?}");
     // The last round ends when the later of the two flows completes.
@@ -186,13 +187,7 @@ fn rounds_under_loss_deliver_every_byte_and_end_in_order() {
 /// Bad input names the field.
 #[test]
 fn rounds_fields_are_checked() {
-    let err = |app: Value| -> String {
-        let sc = two_node("1s", json!({}), app, json!({}));
-        match transim_core::run_value(sc) {
-            Ok(_) => panic!("accepted"),
-            Err(e) => e.to_string(),
-        }
-    };
+    let err = |app: Value| refused(one_flow(app));
     let e = err(json!({"kind": "rounds", "rounds": 3}));
     assert!(
         e.contains("flows[0].app.bytes") && e.contains("required"),
@@ -217,17 +212,9 @@ fn rounds_fields_are_checked() {
 /// Rounds are a TCP application: an SCTP flow with them is refused by name.
 #[test]
 fn rounds_are_refused_for_sctp() {
-    let mut sc = two_node(
-        "1s",
-        json!({}),
-        json!({"kind": "rounds", "bytes": 1000, "rounds": 2}),
-        json!({}),
-    );
+    let mut sc = one_flow(json!({"kind": "rounds", "bytes": 1000, "rounds": 2}));
     sc["flows"][0]["protocol"] = json!("sctp");
-    let e = match transim_core::run_value(sc) {
-        Ok(_) => panic!("accepted"),
-        Err(e) => e.to_string(),
-    };
+    let e = refused(sc);
     assert!(e.contains("flows[0].app.kind") && e.contains("TCP"), "{e}");
 }
 
@@ -243,33 +230,11 @@ fn rounds_are_refused_for_sctp() {
 #[test]
 fn slow_start_after_idle_cuts_the_window_back_between_rounds() {
     let arrivals = |restart: bool| -> (u64, Vec<u64>) {
-        let mut sc = two_node(
-            "3s",
-            json!({"rto_min": "100ms", "slow_start_after_idle": restart}),
-            json!({}),
-            json!({}),
-        );
-        sc["topology"] = json!({"kind": "explicit", "nodes": ["A", "C", "B"], "links": [
-            {"between": ["A", "B"], "rate": "8Mbps", "delay": "10ms", "queue": 1000},
-            {"between": ["C", "B"], "rate": "8Mbps", "delay": "200ms", "queue": 1000}]});
         let app = json!({"kind": "rounds", "bytes": 8000, "rounds": 2});
-        sc["flows"] = json!([{"src": "A", "dst": "B", "app": app},
-                             {"src": "C", "dst": "B", "app": app}]);
-        sc["trace"] = json!({"packets": true});
-        let out = run(sc);
+        let tcp = json!({"rto_min": "100ms", "slow_start_after_idle": restart});
+        let out = run(two_into_one(200, tcp, [app.clone(), app]));
         let pt = out.packet_trace.as_ref().unwrap();
-        let fast: Vec<u64> = rows(pt, |i| {
-            pt.kind[i] == transim_core::trace::packet_event::DELIVER
-                && pt.from_sender[i] == 1
-                && pt.len[i] > 0
-                && pt.flow[i] == 0
-                && pt.seq[i] > 8000
-        })
-        .into_iter()
-        .map(|i| ns(pt.t[i]))
-        .collect();
-        let g = serde_json::to_value(&out.result.rounds[0]).unwrap();
-        (secs_ns(&g["completed"][0]), fast)
+        (round_ends(&out, 0)[0], data_of(pt, 0, 8000))
     };
     let (t, off) = arrivals(false);
     assert_eq!(
