@@ -24,7 +24,7 @@ SECTIONS = (
     "Every congestion control on one path",
     "Fifty CUBIC and fifty Reno flows from two entries",
     "Flow completion times in a leaf-spine fabric under web-search traffic",
-    "TCP incast: goodput collapse, and fine-grained timeouts against it",
+    "TCP incast: goodput collapse, and fine-grained timeouts and DCTCP against it",
     "Cross-validation: the same scenarios in ns-3",
     "Linux 2.6 slow start with small writes",
 )
