@@ -5,6 +5,7 @@ use super::error::ScenarioError;
 use super::schema::*;
 use crate::engine::RoundGroup;
 use crate::sctp::sender::{Endless, Message};
+use std::collections::HashMap;
 
 /// The most writes a `files` application may make (they are listed before the run).
 const MAX_PIECES: u64 = 10_000_000;
@@ -231,26 +232,22 @@ pub(super) fn round_groups(
     flows: &mut [crate::engine::Flow],
 ) -> Result<Vec<RoundGroup>, ScenarioError> {
     let mut groups: Vec<RoundGroup> = Vec::new();
+    // Each group's place by name, and the flow that opened it.
+    let mut index: HashMap<Option<&str>, usize> = HashMap::new();
     let mut first: Vec<usize> = Vec::new();
     for (i, (spec, flow)) in specs.iter().zip(flows.iter_mut()).enumerate() {
         let app = &spec.app;
         let (AppKind::Rounds, Some(bytes), Some(rounds)) = (app.kind, app.bytes, app.rounds) else {
             continue;
         };
-        let k = match groups
-            .iter()
-            .position(|g| g.name.as_deref() == app.group.as_deref())
-        {
-            Some(k) => k,
-            None => {
-                groups.push(RoundGroup::new(
-                    app.group.as_deref().map(String::from),
-                    rounds,
-                ));
-                first.push(i);
-                groups.len() - 1
-            }
-        };
+        let k = *index.entry(app.group.as_deref()).or_insert_with(|| {
+            groups.push(RoundGroup::new(
+                app.group.as_deref().map(String::from),
+                rounds,
+            ));
+            first.push(i);
+            groups.len() - 1
+        });
         let g = &mut groups[k];
         if g.rounds != rounds {
             let which = match &g.name {
