@@ -113,6 +113,21 @@ def test_a_sweep_keeps_the_rounds(tmp_path: Path) -> None:
         assert row["m.rounds.max"] == g["max"]
 
 
+def test_the_shipped_incast_sweep_is_the_report_sections_grid() -> None:
+    """scenarios/sweeps/incast.toml sweeps the report section's servers for Reno with both
+    minimum RTOs, and its runs are the example's with those settings."""
+    from transim.report_examples import INCAST_SENDERS
+    from transim.sweep.spec import parse
+
+    s = parse(INCAST.parent / "sweeps" / "incast.toml")
+    runs = s.runs()
+    assert len(runs) == len(INCAST_SENDERS) * 2
+    assert sorted({r.params["traffic.senders"] for r in runs}) == list(INCAST_SENDERS)
+    one = next(r for r in runs if r.params == {"traffic.senders": 4, "traffic.tcp.rto_min": "1ms"})
+    direct = transim.run(INCAST, ["traffic.senders=4", "traffic.tcp.rto_min=1ms"])
+    assert transim.run(one.scenario).rounds() == direct.rounds()
+
+
 def test_rounds_are_refused_with_poisson_arrivals() -> None:
     p = transim_cli(
         "validate",
