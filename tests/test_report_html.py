@@ -5,6 +5,7 @@ error, nothing fetched from the network."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -69,6 +70,13 @@ def test_html_is_self_contained(report: Path) -> None:
     assert "http://" not in html and "https://" not in html.replace("https://doi", "")
     assert "<script" not in html
     assert html.count('src="data:image/png;base64,') >= 10
+    # The sections' ledes are Markdown: code spans become code, no backtick is left over.
+    ledes = re.findall(r'<p class="lede">(.*?)</p>', html, flags=re.S)
+    assert len(ledes) >= len(SECTIONS)  # one per section, and the page's own
+    assert not [x for x in ledes if "`" in x]
+    assert "<code>app = { kind = &quot;rounds&quot; }</code>" in html or (
+        '<code>app = { kind = "rounds" }</code>' in html
+    )
 
 
 def chromium() -> str:

@@ -281,7 +281,7 @@ def _scenario_info(paths: tuple[str, ...]) -> tuple[list[tuple[str, int]], list[
 
 def write_report(out: Path, done: dict[str, str], scale: str, elapsed: float) -> Path:
     """Write report.md and report.html with the sections finished so far."""
-    from .report_html import RenderedSection, render, to_html
+    from .report_html import RenderedSection, inline_html, render, to_html
     from .studies.findings import read as read_findings
 
     parts = [
@@ -304,7 +304,7 @@ def write_report(out: Path, done: dict[str, str], scale: str, elapsed: float) ->
                 key=s.key,
                 title=s.title,
                 short=s.short or s.title,
-                text=s.text,
+                text=inline_html(s.text),
                 command=s.command.format(scale=scale),
                 scenarios=seeds,
                 sources=sources,

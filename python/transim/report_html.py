@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 import markdown
+import markupsafe
 
 from . import __version__
 from .data import resource
@@ -40,6 +41,15 @@ def to_html(md_text: str, base: Path) -> str:
     """Markdown (tables, images) to an HTML fragment with the images embedded."""
     html = markdown.markdown(md_text, extensions=["tables", "fenced_code"])
     return embed_images(html, base)
+
+
+def inline_html(md_text: str) -> markupsafe.Markup:
+    """One paragraph of Markdown (code spans, emphasis, links) as HTML without the
+    paragraph around it: a section's lede, which the template puts in its own paragraph."""
+    html = markdown.markdown(md_text).strip()
+    if html.startswith("<p>") and html.endswith("</p>"):
+        html = html[3:-4]
+    return markupsafe.Markup(html)
 
 
 def git_commit() -> str:
