@@ -10,8 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import transim
-from conftest import ROOT, transim_cli
-from transim import sweep
+from conftest import ROOT, swept, transim_cli
 from transim.format import fmt_rate, fmt_time
 from transim.rounds import describe
 
@@ -95,16 +94,14 @@ def test_fine_grained_timeouts_undo_the_collapse() -> None:
 
 
 def test_a_sweep_keeps_the_rounds(tmp_path: Path) -> None:
-    p = tmp_path / "s.toml"
-    p.write_text(
-        f'name = "incast"\nbase = "{INCAST}"\nreplications = 1\n\n'
-        '[vary]\n"traffic.senders" = [4]\n"traffic.tcp.rto_min" = ["200ms", "1ms"]\n'
-        '"traffic.app.rounds" = [5]\n'
+    df = swept(
+        tmp_path,
+        INCAST,
+        "replications = 1",
+        '"traffic.senders" = [4]\n"traffic.tcp.rto_min" = ["200ms", "1ms"]\n'
+        '"traffic.app.rounds" = [5]\n',
     )
-    r = transim_cli("sweep", str(p), "--out", str(tmp_path / "o"), "--workers", "1")
-    assert r.returncode == 0, r.stdout + r.stderr
-    df = sweep.load(tmp_path / "o" / "results.sqlite")
-    assert len(df) == 2 and (df.status == "ok").all()
+    assert len(df) == 2
     for _, row in df.iterrows():
         sets = [f"{k[2:]}={row[k]}" for k in df.columns if k.startswith("p.")]
         g = transim.run(INCAST, sets, seed=int(row.seed)).rounds()[0]

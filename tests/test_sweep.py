@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, transim_cli
+from conftest import ROOT, swept, transim_cli
 from transim import ScenarioError, sweep
 
 SCENARIOS = ROOT / "python" / "transim" / "scenarios"
@@ -217,15 +217,13 @@ def test_a_poisson_sweep_keeps_completion_times_by_size(tmp_path: Path) -> None:
     import transim
 
     base = SCENARIOS / "datacenter-fct.toml"
-    p = tmp_path / "s.toml"
-    p.write_text(
-        f'name = "fct"\nbase = "{base}"\nreplications = 1\nseed = 3\n\n'
-        '[vary]\n"traffic.flows" = [150]\n"traffic.load" = [0.3, 0.6]\n'
+    df = swept(
+        tmp_path,
+        base,
+        "replications = 1\nseed = 3",
+        '"traffic.flows" = [150]\n"traffic.load" = [0.3, 0.6]\n',
     )
-    r = transim_cli("sweep", str(p), "--out", str(tmp_path / "o"), "--workers", "1")
-    assert r.returncode == 0, r.stdout + r.stderr
-    df = sweep.load(tmp_path / "o" / "results.sqlite")
-    assert len(df) == 2 and (df.status == "ok").all()
+    assert len(df) == 2
     for _, row in df.iterrows():
         sets = [f"traffic.flows={row['p.traffic.flows']}", f"traffic.load={row['p.traffic.load']}"]
         res = transim.run(base, sets, seed=int(row.seed))
