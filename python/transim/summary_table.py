@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .format import fmt_rate, fmt_time
+from .rounds import describe
 
 #: Rows of flows and of link directions ``transim run`` prints at most.
 TERMINAL_ROWS = 50
@@ -158,8 +159,6 @@ def _completion_times(every: dict[str, Any], total: int) -> list[str]:
 
 def _rounds(groups: list[dict[str, Any]]) -> list[str]:
     """A line or two per group of barrier-synchronised rounds (nothing without them)."""
-    from .rounds import describe
-
     lines = []
     for g in map(describe, groups):
         who = (

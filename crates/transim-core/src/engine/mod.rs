@@ -64,8 +64,6 @@ pub struct Flow {
     // -- colder: set up once, or counted only on a drop
     /// The group of rounds the flow waits in ([`NO_GROUP`]: none).
     pub group: u32,
-    /// Its place among the group's members.
-    pub member: u32,
     /// Display name.
     pub name: String,
     /// Start time.
@@ -92,7 +90,6 @@ impl Flow {
             src,
             dst,
             group: NO_GROUP,
-            member: 0,
             injected: 0,
             delivered: 0,
             drops: [0; DropCause::COUNT],

@@ -25,9 +25,8 @@ pub struct RoundGroup {
     pub flows: Vec<u32>,
     /// Each member's bytes per round.
     pub bytes: Vec<u64>,
-    /// Per member: rounds whose bytes it has delivered.
-    done: Vec<u32>,
-    /// Members that have delivered the current round's bytes.
+    /// Members that have delivered the current round's bytes (each receiver tells of a
+    /// round once, and cannot deliver a round before it is written).
     reached: usize,
     /// When each finished round ended.
     pub completed: Vec<Time>,
@@ -41,18 +40,15 @@ impl RoundGroup {
             rounds,
             flows: Vec::new(),
             bytes: Vec::new(),
-            done: Vec::new(),
             reached: 0,
             completed: Vec::new(),
         }
     }
 
-    /// Add flow `flow`, sending `bytes` a round; returns its place among the members.
-    pub fn join(&mut self, flow: u32, bytes: u64) -> u32 {
+    /// Add flow `flow`, sending `bytes` a round.
+    pub fn join(&mut self, flow: u32, bytes: u64) {
         self.flows.push(flow);
         self.bytes.push(bytes);
-        self.done.push(0);
-        (self.flows.len() - 1) as u32
     }
 
     /// The round under way (0-based; `rounds` once all are done).
@@ -94,18 +90,14 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn round_progress(&mut self, flow: u32) {
-        let f = &self.flows[flow as usize];
-        let Some(g) = self.rounds.get_mut(f.group as usize) else {
+        let group = self.flows[flow as usize].group;
+        let Some(g) = self.rounds.get_mut(group as usize) else {
             return;
         };
-        let (m, round) = (f.member as usize, g.round());
-        // A transport tells of each round once, and cannot deliver a round's bytes before
-        // it was written.
-        debug_assert_eq!(g.done[m], round, "flow {flow} told of a round out of turn");
-        if round >= g.rounds || g.done[m] > round {
+        let round = g.round();
+        if round >= g.rounds {
             return;
         }
-        g.done[m] = round + 1;
         g.reached += 1;
         if g.reached < g.flows.len() {
             return;
@@ -113,7 +105,9 @@ impl Simulation {
         g.reached = 0;
         g.completed.push(self.now);
         if round + 1 < g.rounds {
-            self.events.push(self.now, Event::NextRound(f.group));
+            // The writes are an event of their own at this instant: a member's sender may
+            // send on the very link whose arrival the run loop is handling now.
+            self.events.push(self.now, Event::NextRound(group));
         }
     }
 

@@ -263,7 +263,7 @@ pub(super) fn round_groups(
             ));
         }
         flow.group = k as u32;
-        flow.member = g.join(i as u32, bytes.0);
+        g.join(i as u32, bytes.0);
     }
     Ok(groups)
 }

@@ -135,20 +135,20 @@ pub(super) fn connection(
     if let (Some(pieces), Packetization::Write) = (pieces(&f.app), cfg.packetization) {
         sender.write_in_pieces(pieces);
     }
-    let rounds_total = match (f.app.kind, f.app.bytes, app_bytes) {
+    // A rounds application writes its first round now, the others as the rounds come.
+    let rounds = match (f.app.kind, f.app.bytes, app_bytes) {
         (AppKind::Rounds, Some(round), Some(total)) => {
-            sender.hold_for_rounds(round.0, total);
-            total
+            sender.release(round.0, round.0 == total);
+            Some((round.0, total))
         }
-        _ => 0,
+        _ => None,
     };
     sender.seed_cc(Rng::stream(sc.seed, &format!("cc/{i}")));
     let mut receiver = TcpReceiver::new(cfg, i as u32, d, s);
-    if let (AppKind::Rounds, Some(round)) = (f.app.kind, f.app.bytes) {
-        receiver.in_rounds(round.0, rounds_total);
+    if let Some((round, total)) = rounds {
+        receiver.in_rounds(round, total);
     }
     let mut conn = TcpConnection::new(i as u32, sender, receiver, switches);
-    conn.rounds_total = rounds_total;
     conn.adaptive = adaptive(&spec, &path, net, routes, (s, d), i as u32)?;
     Ok(Box::new(conn))
 }

@@ -41,9 +41,6 @@ pub struct TcpConnection {
     pub ack_drops_uplink: u64,
     /// The adaptive framework (`cc = "adaptive"`), if on.
     pub adaptive: Option<Adaptive>,
-    /// A `rounds` application's bytes in all rounds (0: another application), for the
-    /// volume estimate made before the run; the sender sees only the rounds written so far.
-    pub rounds_total: u64,
 }
 
 impl TcpConnection {
@@ -64,7 +61,6 @@ impl TcpConnection {
             recovered_timeout: 0,
             ack_drops_uplink: 0,
             adaptive: None,
-            rounds_total: 0,
         }
     }
 
@@ -221,11 +217,11 @@ impl Transport for TcpConnection {
         VolumeHint {
             packet_bytes: cfg.mss as u64 + 40,
             window_bytes: Some(cfg.max_cwnd.map_or(cfg.rcv_buf, |m| m.min(cfg.rcv_buf))),
-            app_bytes: if self.rounds_total > 0 {
-                Some(self.rounds_total)
-            } else {
-                (end < u64::MAX / 4).then(|| end - 1)
-            },
+            // A rounds application's sender knows only the rounds written so far.
+            app_bytes: self
+                .receiver
+                .rounds_total()
+                .or((end < u64::MAX / 4).then(|| end - 1)),
         }
     }
 

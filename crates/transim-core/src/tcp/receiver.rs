@@ -384,6 +384,11 @@ impl TcpReceiver {
         self.round_mark = share;
     }
 
+    /// The bytes of all rounds, for a rounds application.
+    pub fn rounds_total(&self) -> Option<u64> {
+        (self.round_share > 0).then_some(self.round_total)
+    }
+
     /// This round's share is delivered: tell the engine, and wait for the next one's.
     #[cold]
     #[inline(never)]

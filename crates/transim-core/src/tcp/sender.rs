@@ -306,12 +306,6 @@ impl TcpSender {
         self.writes = Some(Box::new(super::writes::WriteApp::new(sizes)));
     }
 
-    /// Let the application write only the first round's `bytes` of its total (a `rounds`
-    /// application; [`TcpSender::release`] writes the others).
-    pub fn hold_for_rounds(&mut self, bytes: u64, total: u64) {
-        self.release(bytes, bytes == total);
-    }
-
     /// The application has now written `total` bytes in all; `last`: it writes no more
     /// after them, so the last of them carries the FIN. Until the last, the sender is an
     /// open-ended one whose data ends where the application's writes end.
