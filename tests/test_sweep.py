@@ -234,3 +234,4 @@ def test_a_poisson_sweep_keeps_completion_times_by_size(tmp_path: Path) -> None:
             assert row[f"m.fct.{name}.flows"] == c["flows"]
             assert row[f"m.fct.{name}.p99"] == c["p99"]
             assert row[f"m.fct.{name}.mean"] == c["mean"]
+            assert row[f"m.fct.{name}.slowdown_p99"] == c["slowdown_p99"] >= 1.0

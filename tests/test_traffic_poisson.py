@@ -77,6 +77,7 @@ def test_completion_times_by_size_are_what_the_flows_file_says(tmp_path: Path) -
     assert len(rows) == 300
     done = [r for r in rows if r["completion_time"]]
     assert f"{len(done):,} of 300 flows completed" in p.stdout
+    assert "slowdown median" in p.stdout
     lines = p.stdout.splitlines()
     printed = {}
     for line in lines:
@@ -85,10 +86,21 @@ def test_completion_times_by_size_are_what_the_flows_file_says(tmp_path: Path) -
                 printed[label] = line[len(label) + 2 :].split()
     expected = {}
     for label, lo, hi in CLASSES:
-        times = [float(r["completion_time"]) for r in done if lo <= int(r["bytes_delivered"]) < hi]
+        rows_in = [r for r in done if lo <= int(r["bytes_delivered"]) < hi]
+        times = [float(r["completion_time"]) for r in rows_in]
         if times:
             stats = (sum(times) / len(times), _nearest_rank(times, 0.5), _nearest_rank(times, 0.99))
-            expected[label] = [f"{len(times):,}", *(fmt_time(x) for x in stats)]
+            # Slowdown: each flow's completion time over its ideal one (every flow here is
+            # a TCP transfer, so each has one).
+            slow = [
+                float(r["completion_time"]) / float(r["ideal_completion_time"]) for r in rows_in
+            ]
+            assert min(slow) >= 1.0, label
+            expected[label] = [
+                f"{len(times):,}",
+                *(fmt_time(x) for x in stats),
+                *(f"{x:.2f}" for x in (_nearest_rank(slow, 0.5), _nearest_rank(slow, 0.99))),
+            ]
     assert expected and printed.keys() == expected.keys()
     for label, cols in expected.items():
         # fmt_time's output has a space before the unit.

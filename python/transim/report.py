@@ -218,7 +218,10 @@ SECTIONS = [
         "waiting: DCTCP keeps the queues short, so short flows finish sooner and lose "
         "nothing, while long flows keep their throughput. Under CUBIC a flow whose SYN is "
         "lost waits for the 3 s initial RTO, which sets some classes' means; DCTCP sends "
-        "its SYNs ECN-capable, as Linux does, so a marking switch marks them instead.",
+        "its SYNs ECN-capable, as Linux does, so a marking switch marks them instead. "
+        "Slowdown is a flow's completion time over its ideal one: the same transfer, "
+        "handshake included, alone on idle links with no window limit (each flow's "
+        "`ideal_completion_time`).",
         _datacenter_fct,
         "transim run scenarios/datacenter-fct.toml --set traffic.load=0.7",
         ("datacenter-fct.toml",),

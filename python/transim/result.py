@@ -129,7 +129,10 @@ class Result:
         classes them (under 100 kB, 100 kB to 1 MB, 1 MB to 10 MB, 10 MB and more):
         ``completed`` (how many flows) and ``classes``, one per class that has flows, each
         with ``label``, ``flows`` and ``mean``, ``median`` and ``p99`` in seconds
-        (percentiles by nearest rank)."""
+        (percentiles by nearest rank), and ``slowdown_mean``, ``slowdown_median`` and
+        ``slowdown_p99``: completion time over the ideal one (the transfer alone on idle
+        links, handshake included; each flow's ``ideal_completion_time``) over the class's
+        flows that have one (TCP transfers; None when none has)."""
         return completion_times(self._summary_text())
 
     def rounds(self) -> list[dict[str, Any]]:

@@ -139,22 +139,38 @@ def _all_flows(every: dict[str, Any], total: int, shown: int) -> list[str]:
 
 def _completion_times(every: dict[str, Any], total: int) -> list[str]:
     """The completion times by size class of the flows that completed, from the digest's
-    figures over ``every`` one of ``total`` flows (nothing when none completed)."""
+    figures over ``every`` one of ``total`` flows (nothing when none completed), with the
+    slowdown's median and 99th percentile when the flows have ideal completion times."""
     classes: list[dict[str, Any]] = every.get("fct", [])
     if not classes:
         return []
+    slowdown = any(c.get("slowdown_median") is not None for c in classes)
     lines = [
         "",
         f"{every['completed']:,} of {total:,} flows completed; their completion times "
-        "by size delivered:",
-        f"  {'size':<16} {'flows':>8} {'mean':>10} {'median':>10} {'p99':>10}",
+        "by size delivered"
+        + (
+            ", and slowdown (completion time over the transfer's alone on idle links):"
+            if slowdown
+            else ":"
+        ),
+        f"  {'size':<16} {'flows':>8} {'mean':>10} {'median':>10} {'p99':>10}"
+        + (f"  {'slowdown median':>15} {'p99':>8}" if slowdown else ""),
     ]
-    lines += [
-        f"  {c['label']:<16} {c['flows']:>8,} {fmt_time(c['mean']):>10} "
-        f"{fmt_time(c['median']):>10} {fmt_time(c['p99']):>10}"
-        for c in classes
-    ]
+    for c in classes:
+        line = (
+            f"  {c['label']:<16} {c['flows']:>8,} {fmt_time(c['mean']):>10} "
+            f"{fmt_time(c['median']):>10} {fmt_time(c['p99']):>10}"
+        )
+        if slowdown:
+            line += f"  {_ratio(c.get('slowdown_median')):>15} {_ratio(c.get('slowdown_p99')):>8}"
+        lines.append(line)
     return lines
+
+
+def _ratio(x: float | None) -> str:
+    """A slowdown as printed: two decimals, or a dash without one."""
+    return "-" if x is None else f"{x:.2f}"
 
 
 def _rounds(groups: list[dict[str, Any]]) -> list[str]:

@@ -133,8 +133,13 @@ fn check(doc: &Value, bps: f64) -> Result<bool, TestCaseError> {
         Err(other) => Err(TestCaseError::fail(format!("{other:?} for {doc}"))),
         Ok(out) => {
             for f in &out.result.flows {
-                let g = f.detail.tcp().goodput_bps;
+                let t = f.detail.tcp();
+                let g = t.goodput_bps;
                 prop_assert!(g <= bps * 1.000_001, "goodput {g} above {bps} in {doc}");
+                // No transfer beats the idle network (both in seconds from whole ns).
+                if let (Some(done), Some(ideal)) = (t.completion_time, t.ideal_completion_time) {
+                    prop_assert!(done >= ideal, "{}: {done} < ideal {ideal} in {doc}", f.name);
+                }
             }
             for l in &out.result.links {
                 prop_assert!(

@@ -50,8 +50,9 @@ def completion_metrics(text: Any) -> dict[str, Any]:
     """Completion times by size class of the flows that completed, from a run's summary text
     (the engine's digest, as ``transim run`` prints them): ``completed``, and for each class
     with flows ``fct.<class>.flows`` / ``.mean`` / ``.median`` / ``.p99`` in seconds, the
-    class named by its label with underscores (``fct.under_100_kB.p99``). Empty when no flow
-    completed (bulk transfers)."""
+    class named by its label with underscores (``fct.under_100_kB.p99``), and where its
+    flows have ideal completion times ``fct.<class>.slowdown_mean`` / ``.slowdown_median``
+    / ``.slowdown_p99``. Empty when no flow completed (bulk transfers)."""
     from ..result import completion_times
 
     fct = completion_times(text)
@@ -62,6 +63,9 @@ def completion_metrics(text: Any) -> dict[str, Any]:
         name = c["label"].replace(" ", "_")
         for stat in ("flows", "mean", "median", "p99"):
             out[f"fct.{name}.{stat}"] = c[stat]
+        for stat in ("slowdown_mean", "slowdown_median", "slowdown_p99"):
+            if c.get(stat) is not None:
+                out[f"fct.{name}.{stat}"] = c[stat]
     return out
 
 

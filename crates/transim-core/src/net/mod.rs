@@ -5,6 +5,7 @@ pub mod atm;
 pub mod backlog;
 pub mod header;
 pub mod host;
+pub mod idle_path;
 pub mod link;
 pub mod loss;
 pub mod packet;

@@ -92,8 +92,8 @@ struct Flows<'de> {
     goodputs: Vec<f64>,
     retransmissions: u64,
     timeouts: u64,
-    /// Completed flows: (bytes delivered, completion time).
-    done: Vec<(u64, f64)>,
+    /// Completed flows.
+    done: Vec<super::fct::Done>,
 }
 
 /// What the totals read of a flow.
@@ -104,6 +104,8 @@ struct FlowNumbers {
     timeouts: u64,
     #[serde(default)]
     completion_time: Option<f64>,
+    #[serde(default)]
+    ideal_completion_time: Option<f64>,
     #[serde(default)]
     bytes_delivered: u64,
 }
@@ -188,7 +190,11 @@ impl<'de> Visitor<'de> for FlowsSeed {
             flows.retransmissions += n.retransmissions;
             flows.timeouts += n.timeouts;
             if let Some(t) = n.completion_time {
-                flows.done.push((n.bytes_delivered, t));
+                flows.done.push(super::fct::Done {
+                    bytes: n.bytes_delivered,
+                    time: t,
+                    ideal: n.ideal_completion_time,
+                });
             }
             if flows.kept.len() < self.limit {
                 flows.kept.push(raw);
@@ -335,21 +341,26 @@ mod tests {
         }
     }
 
-    /// Completion times over every flow that completed, kept or not, by bytes delivered.
+    /// Completion times over every flow that completed, kept or not, by bytes delivered;
+    /// slowdowns where the flow has an ideal completion time.
     #[test]
     fn completion_times_of_all_completed_flows() {
         let mut s = summary();
         s["flows"][0]["completion_time"] = json!(0.25);
         s["flows"][2]["completion_time"] = json!(0.75);
+        s["flows"][2]["ideal_completion_time"] = json!(0.25);
         s["flows"][2]["bytes_delivered"] = json!(2_000_000);
         let d = digest_of(&s, Some(1));
         let all = &d["flows_all"];
         assert_eq!(all["completed"], 2);
+        let none = Value::Null;
         assert_eq!(
             all["fct"],
             json!([
-                {"label": "under 100 kB", "flows": 1, "mean": 0.25, "median": 0.25, "p99": 0.25},
-                {"label": "1 MB to 10 MB", "flows": 1, "mean": 0.75, "median": 0.75, "p99": 0.75}
+                {"label": "under 100 kB", "flows": 1, "mean": 0.25, "median": 0.25, "p99": 0.25,
+                 "slowdown_mean": none, "slowdown_median": none, "slowdown_p99": none},
+                {"label": "1 MB to 10 MB", "flows": 1, "mean": 0.75, "median": 0.75, "p99": 0.75,
+                 "slowdown_mean": 3.0, "slowdown_median": 3.0, "slowdown_p99": 3.0}
             ])
         );
     }

@@ -3,9 +3,10 @@
 
 use crate::engine::{Conservation, Simulation};
 use crate::net::atm::results::VcResult;
+use crate::net::idle_path::{Hop, IdlePath};
 use crate::net::loss::gilbert_elliott_stats;
-use crate::net::QueueLimit;
 use crate::net::{DropCause, LossModel};
+use crate::net::{Link, QueueLimit};
 use crate::sim::{secs, Time};
 use crate::trace::PacketTrace;
 use crate::transport::{Detail, FlowFacts, Series};
@@ -160,6 +161,16 @@ pub struct StageTimes {
     pub collect: f64,
 }
 
+/// A route both ways as idle links serve it, unless packets cross a link of it as cells.
+fn idle_path(links: &[Link], there: &[usize], back: &[usize]) -> Option<IdlePath> {
+    let hops = |route: &[usize]| route.iter().map(|&l| Hop::of(&links[l])).collect();
+    let cells = there.iter().chain(back).any(|&l| links[l].cells);
+    (!cells).then(|| IdlePath {
+        there: hops(there),
+        back: hops(back),
+    })
+}
+
 /// Collect results from a finished simulation.
 pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation) -> RunOutput {
     let end: Time = sim.end;
@@ -191,6 +202,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
                 .map(|&l| sim.links[l].rate_bps)
                 .fold(f64::INFINITY, f64::min),
             data_packets_dropped,
+            idle_path: idle_path(&sim.links, fwd, rev),
         };
         flows.push(FlowResult {
             name: f.name.clone(),

@@ -8,6 +8,7 @@ pub mod config;
 pub mod connection;
 pub mod ecn;
 pub mod ful;
+mod ideal;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;

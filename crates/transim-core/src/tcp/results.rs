@@ -48,6 +48,11 @@ pub struct TcpFlowResult {
     pub established: Option<f64>,
     /// Finite transfers: time from start until the receiver had every byte (s).
     pub completion_time: Option<f64>,
+    /// Finite transfers (not rounds): the completion time the transfer would have alone on
+    /// idle links with no window limit, handshake included (s); completion time over it is
+    /// the flow's slowdown. Absent for open-ended applications and across ATM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ideal_completion_time: Option<f64>,
     /// First data arrival to last new-data arrival at the receiver (s).
     pub transfer_time: Option<f64>,
     /// Unique bytes delivered in order to the receiving application.
@@ -197,6 +202,11 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
         mss: cfg.mss,
         established: s.stats.established_at.map(secs),
         completion_time: completion.map(secs),
+        ideal_completion_time: facts
+            .idle_path
+            .as_ref()
+            .and_then(|path| super::ideal::completion(c, path))
+            .map(secs),
         transfer_time: match (r.first_data, r.last_data) {
             (Some(a), Some(b)) => Some(secs(b - a)),
             _ => None,

@@ -115,7 +115,7 @@ pub struct DropSite {
 
 /// What the engine knows about a flow at the end of a run, handed to its transport for its
 /// results.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct FlowFacts {
     /// When the flow started.
     pub start: Time,
@@ -127,6 +127,9 @@ pub struct FlowFacts {
     pub true_capacity_bps: f64,
     /// Data-direction packets dropped, all causes.
     pub data_packets_dropped: u64,
+    /// The route both ways as idle links serve packets (None where packets cross the path
+    /// as ATM cells).
+    pub idle_path: Option<crate::net::idle_path::IdlePath>,
 }
 
 /// What bounds a flow's packet count, for estimates made before a run.
