@@ -65,6 +65,16 @@ def test_scripted_segment_drops_and_prr() -> None:
     assert "ns3::TcpPrrRecovery" in t.spec
 
 
+def test_each_flow_recovers_as_its_tcp_prr_says() -> None:
+    doc = b1()
+    doc["tcp"].update(recovery="rfc6675", sack=True)
+    assert "ns3::TcpClassicRecovery" in translate(doc).spec
+    doc["tcp"]["prr"] = True
+    assert "ns3::TcpPrrRecovery" in translate(doc).spec
+    # An explicit choice applies to every flow.
+    assert "ns3::TcpClassicRecovery" in translate(doc, ns3_recovery="classic").spec
+
+
 @pytest.mark.parametrize(
     "change, path, words",
     [

@@ -444,8 +444,9 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument(
         "--ns3-recovery",
         choices=["classic", "prr"],
-        default="classic",
-        help="ns-3's recovery: classic (like transim's NewReno / RFC 6675) or prr (ns-3's default)",
+        default=None,
+        help="ns-3's recovery for every flow: classic (like transim's NewReno / RFC 6675) or "
+        "prr (ns-3's default); by default each flow's tcp.prr decides",
     )
     cp.add_argument("--out", type=path_arg, help="folder for the plot (default out/compare-NAME)")
     cp.set_defaults(func=cmd_compare)

@@ -61,10 +61,16 @@ fn tcp() -> impl Strategy<Value = Value> {
         any::<bool>(),
         prop::sample::select(vec![100u32, 536, 1460]),
         prop::sample::select(vec![1u32, 2, 10]),
+        any::<bool>(),
     )
-        .prop_map(|(cc, rec, profile, pacing, mss, iw)| {
-            json!({"cc": cc, "recovery": rec, "profile": profile, "pacing": pacing,
-                   "mss": mss, "initial_window": iw})
+        .prop_map(|(cc, rec, profile, pacing, mss, iw, prr)| {
+            let mut t = json!({"cc": cc, "recovery": rec, "profile": profile, "pacing": pacing,
+                   "mss": mss, "initial_window": iw});
+            // PRR where it applies (the refusal elsewhere has its own test).
+            if prr && matches!(rec, "rfc6675" | "rack-tlp") {
+                t["prr"] = json!(true);
+            }
+            t
         })
 }
 

@@ -105,7 +105,7 @@ def compare_ns3(
     overrides: list[str] | None = None,
     trace_flows: list[int] | None = None,
     ns3: Ns3Install | None = None,
-    ns3_recovery: str = "classic",
+    ns3_recovery: str | None = None,
 ) -> Comparison:
     """Run ``scenario`` in both simulators; ``trace_flows`` get their cwnd recorded."""
     doc, _ = prepare(scenario, overrides)

@@ -39,7 +39,8 @@ CC = {
 
 #: ns-3 recovery for transim's: NewReno without SACK and RFC 6675 with it both map to ns-3's
 #: classic recovery (cwnd = ssthresh, inflated per duplicate ACK; with SACK its scoreboard
-#: follows RFC 6675's IsLost / NextSeg). ``ns3_recovery="prr"`` selects ns-3's default.
+#: follows RFC 6675's IsLost / NextSeg), and RFC 6675 with ``tcp.prr`` to ns-3's PRR (its
+#: default). ``ns3_recovery`` picks one for every flow instead.
 RECOVERY = {"newreno": False, "rfc6675": True}
 NS3_RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 
@@ -223,10 +224,11 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
 
 
 def translate(
-    doc: dict[str, Any], trace_flows: list[int] | None = None, ns3_recovery: str = "classic"
+    doc: dict[str, Any], trace_flows: list[int] | None = None, ns3_recovery: str | None = None
 ) -> Translation:
-    """The driver spec for a prepared scenario (``scenario.prepare``'s dict)."""
-    if ns3_recovery not in NS3_RECOVERY:
+    """The driver spec for a prepared scenario (``scenario.prepare``'s dict); ns-3 recovers
+    as each flow's ``tcp.prr`` says unless ``ns3_recovery`` ("classic" or "prr") is given."""
+    if ns3_recovery is not None and ns3_recovery not in NS3_RECOVERY:
         raise ValueError(
             f"ns3_recovery: got {ns3_recovery!r}; expected one of {list(NS3_RECOVERY)}"
         )
@@ -254,9 +256,10 @@ def translate(
             )
         t = f["tcp"]
         opts = _tcp_options(i if doc["flows"][i].get("tcp") else -1, t, notes)
+        recovery = ns3_recovery or ("prr" if t["prr"] else "classic")
         lines.append(
             f"flow {i} {f['src']} {f['dst']} {f['start']!r} {f['bytes'] or 0} {CC[t['cc']]} "
-            f"{NS3_RECOVERY[ns3_recovery]} {opts}"
+            f"{NS3_RECOVERY[recovery]} {opts}"
         )
     for ln in d["links"]:
         for flow, seg, tx in ln["drop_segments"]:

@@ -143,6 +143,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "packetization": format!("{:?}", c.packetization).to_lowercase(),
         "limited_transmit": c.limited_transmit,
         "slow_start_after_idle": c.slow_start_after_idle,
+        "prr": c.prr,
         "pacing": c.pacing,
         "ecn": c.ecn,
         "ful": c.ful.is_some(),

@@ -282,6 +282,17 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         Some(v) => v,
         None => recovery.uses_sack() || d.sack,
     };
+    let prr = spec.prr.unwrap_or(false);
+    if prr && !matches!(recovery, Recovery::Rfc6675 | Recovery::RackTlp) {
+        return Err(ScenarioError::new(
+            format!("{path}.prr"),
+            format!(
+                "got true with recovery \"{}\"; Proportional Rate Reduction paces SACK \
+                 recovery: choose recovery = \"rfc6675\" or \"rack-tlp\"",
+                recovery.name()
+            ),
+        ));
+    }
     let max_blocks = if timestamps { 3 } else { 4 };
     let sack_blocks = spec
         .sack_blocks
@@ -343,6 +354,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         slow_start_after_idle: spec
             .slow_start_after_idle
             .unwrap_or(d.slow_start_after_idle),
+        prr,
         pacing: spec.pacing.unwrap_or(false),
         // DCTCP needs ECN: it is on unless the scenario turned it off (refused above).
         ecn,

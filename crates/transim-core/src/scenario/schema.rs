@@ -940,6 +940,12 @@ pub struct TcpSpec {
     /// initial window; RFC 5681 §4.1). Default on in the linux-2.6 profile, off elsewhere.
     #[serde(default)]
     pub slow_start_after_idle: Option<bool>,
+    /// Proportional Rate Reduction (RFC 9937, Linux since 3.2, ns-3's default recovery): in
+    /// SACK recovery (`rfc6675`, `rack-tlp`) each ACK lets out data in proportion to what it
+    /// delivered, so the flight falls smoothly to ssthresh, instead of cwnd = ssthresh at
+    /// once. Default off.
+    #[serde(default)]
+    pub prr: Option<bool>,
     /// Pace transmissions as Linux does without a pacing congestion control: 2·cwnd/SRTT in
     /// slow start, 1.2·cwnd/SRTT after (BBR always paces at its own rate).
     #[serde(default)]
@@ -1073,6 +1079,7 @@ impl TcpSpec {
             packetization,
             limited_transmit,
             slow_start_after_idle,
+            prr,
             pacing,
             ecn,
             ecn_all_packets,

@@ -167,6 +167,8 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// Restart from a smaller window after an idle RTO (Linux's `tcp_cwnd_restart`).
     pub slow_start_after_idle: bool,
+    /// Proportional Rate Reduction in SACK recovery (RFC 9937).
+    pub prr: bool,
     /// Pace at Linux's default rate when congestion control sets none.
     pub pacing: bool,
     /// RFC 3168 ECN.

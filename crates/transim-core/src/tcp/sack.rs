@@ -45,6 +45,10 @@ pub struct SackState {
     /// ns-2's Sack1 `timeout_`: after a timeout, duplicate ACKs neither update the
     /// scoreboard nor count until the next new ACK.
     pub(crate) ns2_after_timeout: bool,
+    /// RFC 6675 and RACK: segments marked lost so far (whether an ACK marked any).
+    pub(crate) marked_lost: u64,
+    /// Proportional Rate Reduction's counts (`tcp.prr`).
+    pub(crate) prr: super::recovery::prr::PrrState,
 }
 
 impl TcpSender {

@@ -244,7 +244,10 @@ impl TcpSender {
             };
             if !seg.sacked {
                 match self.rack_remaining(seg.sent, seg.end, reo, now) {
-                    Some(left) if left <= 0 => lost = true,
+                    Some(left) if left <= 0 => {
+                        lost = true;
+                        self.sack.marked_lost += 1;
+                    }
                     Some(left) => {
                         timeout = timeout.max(self.rack_latest_remaining(i, reo, now).max(left));
                         break;
@@ -273,6 +276,7 @@ impl TcpSender {
                     self.rack.rtx_bytes = self.rack.rtx_bytes.saturating_sub(seg.end - seg.start);
                     self.sack.hole_from = self.sack.hole_from.min(seg.start);
                     self.stats.lost_retransmissions_detected += 1;
+                    self.sack.marked_lost += 1;
                     lost = true;
                 }
                 Some(left) => {

@@ -197,6 +197,7 @@ impl TcpSender {
         let blocks = self.sack.above_blocks - ends_run as u64;
         let limit = (self.cfg.dupthresh as u64 - 1) * self.win.mss as u64;
         if bytes > limit || blocks >= self.cfg.dupthresh as u64 {
+            self.sack.marked_lost += !seg.sacked as u64;
             self.sack.lost_to = seg.end;
             self.sack.above_bytes = bytes;
             self.sack.above_blocks = blocks;

@@ -12,6 +12,9 @@ use crate::tcp::Ctx;
 
 /// ACK processing for a SACK scheme `R`.
 pub(crate) fn on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mut Ctx) {
+    if s.cfg.prr {
+        s.prr_ack_begins();
+    }
     let new_info = !p.sack.is_empty() && s.update_scoreboard(&p.sack, p.ack, ctx.now);
     if p.ack > s.snd_una {
         R::on_cumulative(s, p.ack, ctx.now);
@@ -31,6 +34,9 @@ pub(crate) fn on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mu
             let restart = s.partial_ack_restarts_timer();
             if s.finish_ack(restart, ctx) {
                 return;
+            }
+            if s.cfg.prr {
+                s.prr_on_ack::<R>(ctx);
             }
             send::<R>(s, ctx);
         } else {
@@ -58,6 +64,9 @@ pub(crate) fn on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mu
     s.observe_duplicate(ctx.now);
     if s.in_recovery {
         R::on_recovery_ack(s, p);
+        if s.cfg.prr {
+            s.prr_on_ack::<R>(ctx);
+        }
         send::<R>(s, ctx);
         return;
     }
@@ -88,6 +97,9 @@ pub(crate) fn enter<R: SackRecovery>(s: &mut TcpSender, ctx: &mut Ctx) {
     s.in_recovery = true;
     s.partial_seen = false;
     s.clear_episode_marks(true);
+    if s.cfg.prr {
+        s.prr_start::<R>(ctx);
+    }
     let more = R::start_episode(s, ctx);
     s.restart_rto(ctx);
     if more {
@@ -141,6 +153,7 @@ pub(crate) fn send_new(
 ) -> u64 {
     s.send_segment(start, len, fin, None, ctx);
     s.snd_nxt = start + len + fin as u64;
+    s.sack.prr.out += len.max(1);
     len.max(1)
 }
 
@@ -151,6 +164,7 @@ pub(crate) fn retransmit<R: SackRecovery>(s: &mut TcpSender, index: usize, ctx: 
     }
     let seg: SentSeg = s.rtx[index];
     s.resend(seg, ctx);
+    s.sack.prr.out += seg.end - seg.start;
     s.rtx[index].rtx_episode = true;
     R::on_retransmitted(s, index, ctx.now);
 }
