@@ -84,6 +84,11 @@ def test_each_flow_recovers_as_its_tcp_prr_says() -> None:
         ({"tcp.profile": "ns2"}, "tcp.profile", "ns-2"),
         ({"tcp.nagle": "minshall"}, "tcp.nagle", "Minshall"),
         ({"tcp.max_cwnd": 100_000}, "tcp.max_cwnd", "cwnd cap"),
+        (
+            {"tcp.recovery": "rfc6675", "tcp.sack": True, "tcp.dsack": True},
+            "tcp.dsack",
+            "D-SACK",
+        ),
         ({"topology.bottleneck.qdisc": "fq"}, "link r1->r2 qdisc", "'fq'"),
         (
             {

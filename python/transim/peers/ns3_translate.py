@@ -184,6 +184,8 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
             raise _refuse(f"{path}.{key}", what)
     if t["slow_start_after_idle"]:
         raise _untranslated(f"{path}.slow_start_after_idle", "slow start after idle")
+    if t["dsack"]:
+        raise _refuse(f"{path}.dsack", "D-SACK (ns-3's receivers report no duplicates)")
     if t["nagle"] == "minshall":
         raise _refuse(f"{path}.nagle", "Minshall's Nagle variant")
     d = t["delayed_ack"]

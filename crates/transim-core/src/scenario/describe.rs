@@ -144,6 +144,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "limited_transmit": c.limited_transmit,
         "slow_start_after_idle": c.slow_start_after_idle,
         "prr": c.prr,
+        "dsack": c.dsack,
         "pacing": c.pacing,
         "ecn": c.ecn,
         "ful": c.ful.is_some(),

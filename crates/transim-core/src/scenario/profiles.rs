@@ -293,6 +293,14 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             ),
         ));
     }
+    let sack_option_ns2 = spec.sack_option.unwrap_or(d.sack_option) == SackOptionSpec::Ns2;
+    let dsack = spec.dsack.unwrap_or(d.dsack) && sack && !sack_option_ns2;
+    if spec.dsack == Some(true) && !dsack {
+        return Err(ScenarioError::new(
+            format!("{path}.dsack"),
+            "got true; D-SACK blocks need SACK (sack = true) with sack_option = \"rfc2018\"",
+        ));
+    }
     let max_blocks = if timestamps { 3 } else { 4 };
     let sack_blocks = spec
         .sack_blocks
@@ -355,6 +363,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             .slow_start_after_idle
             .unwrap_or(d.slow_start_after_idle),
         prr,
+        dsack,
         pacing: spec.pacing.unwrap_or(false),
         // DCTCP needs ECN: it is on unless the scenario turned it off (refused above).
         ecn,
@@ -371,7 +380,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             PartialAckTimerSpec::SlowButSteady => PartialAckTimer::SlowButSteady,
         },
         sackplus_detect_once: spec.sackplus_detect == Some(SackPlusDetectSpec::Once),
-        sack_option_ns2: spec.sack_option.unwrap_or(d.sack_option) == SackOptionSpec::Ns2,
+        sack_option_ns2,
         maxburst: match spec.maxburst {
             Some(0) => {
                 return Err(ScenarioError::new(
@@ -405,6 +414,7 @@ struct Defaults {
     packetization: PacketizationSpec,
     limited_transmit: bool,
     slow_start_after_idle: bool,
+    dsack: bool,
     partial_ack_timer: PartialAckTimerSpec,
     /// Most SACK blocks per ACK (None: as many as the option space holds).
     sack_blocks: Option<u8>,
@@ -437,6 +447,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 packetization: PacketizationSpec::Stream,
                 limited_transmit: true,
                 slow_start_after_idle: false,
+                dsack: false,
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
                 sack_blocks: None,
                 sack_option: SackOptionSpec::Rfc2018,
@@ -468,6 +479,8 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 limited_transmit: true,
                 // net.ipv4.tcp_slow_start_after_idle = 1.
                 slow_start_after_idle: true,
+                // net.ipv4.tcp_dsack = 1.
+                dsack: true,
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
                 sack_blocks: None,
                 sack_option: SackOptionSpec::Rfc2018,
@@ -499,6 +512,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 packetization: PacketizationSpec::Stream,
                 limited_transmit: true,
                 slow_start_after_idle: false,
+                dsack: false,
                 // newreno_changes1_ 1: only the first partial ACK restarts the timer.
                 partial_ack_timer: PartialAckTimerSpec::Impatient,
                 // TCPSink maxSackBlocks_ 3.

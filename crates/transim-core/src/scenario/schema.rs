@@ -946,6 +946,12 @@ pub struct TcpSpec {
     /// once. Default off.
     #[serde(default)]
     pub prr: Option<bool>,
+    /// D-SACK (RFC 2883): the receiver reports data that arrives twice in the first SACK
+    /// block, and the sender counts the spurious retransmissions it shows (RACK-TLP also
+    /// learns from it that a probe was not needed). Default on in the linux-2.6 profile
+    /// (`tcp_dsack = 1`), off elsewhere.
+    #[serde(default)]
+    pub dsack: Option<bool>,
     /// Pace transmissions as Linux does without a pacing congestion control: 2·cwnd/SRTT in
     /// slow start, 1.2·cwnd/SRTT after (BBR always paces at its own rate).
     #[serde(default)]
@@ -1080,6 +1086,7 @@ impl TcpSpec {
             limited_transmit,
             slow_start_after_idle,
             prr,
+            dsack,
             pacing,
             ecn,
             ecn_all_packets,

@@ -169,6 +169,8 @@ pub struct TcpConfig {
     pub slow_start_after_idle: bool,
     /// Proportional Rate Reduction in SACK recovery (RFC 9937).
     pub prr: bool,
+    /// The receiver reports duplicate data in a D-SACK block (RFC 2883).
+    pub dsack: bool,
     /// Pace at Linux's default rate when congestion control sets none.
     pub pacing: bool,
     /// RFC 3168 ECN.

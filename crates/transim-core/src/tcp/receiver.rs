@@ -147,6 +147,8 @@ pub struct TcpReceiver {
     round_mark: u64,
     round_share: u64,
     round_total: u64,
+    /// The duplicate data the next ACK reports as a D-SACK block (RFC 2883), with `dsack`.
+    dsack: Option<(u64, u64)>,
 }
 
 impl TcpReceiver {
@@ -181,6 +183,7 @@ impl TcpReceiver {
             stats: ReceiverStats::default(),
             ns2_sacker,
             round_mark: u64::MAX,
+            dsack: None,
             round_share: 0,
             round_total: 0,
         }
@@ -240,7 +243,12 @@ impl TcpReceiver {
         let sack = if let Some(ns2) = &self.ns2_sacker {
             ns2.blocks
         } else if self.cfg.sack {
-            self.sack_blocks(self.cfg.sack_blocks as usize)
+            let sb = self.sack_blocks(self.cfg.sack_blocks as usize);
+            if self.cfg.dsack {
+                self.with_dsack(sb)
+            } else {
+                sb
+            }
         } else {
             SackBlocks::default()
         };
@@ -249,6 +257,9 @@ impl TcpReceiver {
 
     /// Reset the delayed-ACK state after an ACK went out (or was deliberately withheld).
     pub(crate) fn after_ack_sent(&mut self) {
+        if self.cfg.dsack {
+            self.dsack = None;
+        }
         self.unacked_segments = 0;
         self.unacked_bytes = 0;
         self.delack.cancel();
@@ -334,13 +345,18 @@ impl TcpReceiver {
         }
         let immediate;
         let fresh;
+        let payload_end = start + p.len as u64;
         if end <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
             immediate = true;
             fresh = false;
+            self.note_duplicate(start, payload_end);
         } else if start <= self.rcv_nxt {
             fresh = true;
             let before = self.rcv_nxt;
+            if start < before {
+                self.note_duplicate(start, payload_end.min(before));
+            }
             self.rcv_nxt = end;
             let mut filled = false;
             while let Some(b) = self.ooo.first() {
@@ -360,6 +376,9 @@ impl TcpReceiver {
         } else {
             self.stats.out_of_order_segments += 1;
             fresh = self.insert_ooo(start, end);
+            if !fresh {
+                self.note_duplicate(start, payload_end);
+            }
             immediate = true;
         }
         if let Some(ns2) = self.ns2_sacker.as_deref_mut() {
@@ -440,6 +459,34 @@ impl TcpReceiver {
         self.recent.push((self.touch, s));
         self.ooo.splice(i..j, std::iter::once(block));
         !covered
+    }
+
+    /// The blocks `sb` with the D-SACK block first if one is due (RFC 2883): the duplicate,
+    /// then the usual blocks (the one holding it, if above the cumulative ACK, is the most
+    /// recently touched, so it comes second), as many as the option holds.
+    #[cold]
+    #[inline(never)]
+    fn with_dsack(&self, sb: SackBlocks) -> SackBlocks {
+        let Some((left, right)) = self.dsack else {
+            return sb;
+        };
+        let mut out = SackBlocks::default();
+        out.push(self.rcv_nxt, left, right);
+        let room = (self.cfg.sack_blocks as usize - 1).min(sb.len());
+        for i in 0..room {
+            let (l, r) = sb.get(self.rcv_nxt, i);
+            out.push(self.rcv_nxt, l, r);
+        }
+        out
+    }
+
+    /// Data [start, end) arrived again: with D-SACK the next ACK reports it (the first
+    /// duplicate since the last ACK, as Linux keeps one).
+    #[cold]
+    fn note_duplicate(&mut self, start: u64, end: u64) {
+        if self.cfg.dsack && end > start && self.dsack.is_none() {
+            self.dsack = Some((start, end));
+        }
     }
 
     /// Drop the block touched at `touched` from `recent`.
@@ -544,11 +591,15 @@ pub(crate) mod tests {
     /// A receiver with SACK and timestamps (three SACK blocks an ACK) that has taken the
     /// SYN (its answer dropped), and its MSS.
     fn sack_receiver() -> (TcpReceiver, u64) {
-        let spec = TcpSpec {
+        receiver_with(TcpSpec {
             sack: Some(true),
             timestamps: Some(true),
             ..Default::default()
-        };
+        })
+    }
+
+    /// A receiver past the handshake, with `spec`.
+    fn receiver_with(spec: TcpSpec) -> (TcpReceiver, u64) {
         let cfg = resolve(&spec, "tcp").unwrap();
         assert_eq!(cfg.sack_blocks, 3);
         let mss = cfg.mss as u64;
@@ -559,6 +610,64 @@ pub(crate) mod tests {
             &mut Ctx::detached(0, &mut ev, &mut out, &mut uid),
         );
         (r, mss)
+    }
+
+    /// RFC 2883's cases (section 4): data received twice is reported in the first block of
+    /// the next ACK, below the cumulative ACK or inside the block that follows it; the part
+    /// of a segment already held; once, on the ACK right after it.
+    #[test]
+    fn dsack_reports_duplicates_first() {
+        let (mut r, mss) = receiver_with(TcpSpec {
+            sack: Some(true),
+            timestamps: Some(true),
+            dsack: Some(true),
+            ..Default::default()
+        });
+        let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+        let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
+        let s = |k: u64| 1 + k * mss;
+        let blocks = |ctx: &Ctx| {
+            let h = ctx.out.last().unwrap().tcp();
+            (h.ack, h.sack.to_vec(h.ack))
+        };
+        for k in [0, 1] {
+            r.on_packet(&seg(flags::ACK, s(k), mss as u32), &mut ctx);
+        }
+        // Segment 0 again, below the cumulative ACK (a spurious retransmission).
+        r.on_packet(&seg(flags::ACK, s(0), mss as u32), &mut ctx);
+        assert_eq!(blocks(&ctx), (s(2), vec![(s(0), s(1))]));
+        // Out of order: 3 and 5 held; 3 again: reported first, inside its block.
+        for k in [3, 5] {
+            r.on_packet(&seg(flags::ACK, s(k), mss as u32), &mut ctx);
+        }
+        assert_eq!(blocks(&ctx), (s(2), vec![(s(5), s(6)), (s(3), s(4))]));
+        r.on_packet(&seg(flags::ACK, s(3), mss as u32), &mut ctx);
+        assert_eq!(
+            blocks(&ctx),
+            (s(2), vec![(s(3), s(4)), (s(3), s(4)), (s(5), s(6))])
+        );
+        // The next ACK has no D-SACK; its wire size counts the blocks it carries (12 bytes
+        // of timestamps + 2 + 8 per block + 2).
+        r.on_packet(&seg(flags::ACK, s(7), mss as u32), &mut ctx);
+        let p = ctx.out.last().unwrap();
+        assert_eq!(
+            blocks(&ctx),
+            (s(2), vec![(s(7), s(8)), (s(3), s(4)), (s(5), s(6))])
+        );
+        assert_eq!(p.wire, 40 + 12 + 4 + 3 * 8);
+        // Segments 1 and 2 in one (1 is old): the old part is reported, then the blocks
+        // still out of order, most recent first (3 joined the cumulative ACK).
+        r.on_packet(&seg(flags::ACK, s(1), 2 * mss as u32), &mut ctx);
+        assert_eq!(
+            blocks(&ctx),
+            (s(4), vec![(s(1), s(2)), (s(7), s(8)), (s(5), s(6))])
+        );
+        // Without D-SACK, a duplicate is not reported.
+        let (mut plain, _) = sack_receiver();
+        for k in [0, 1, 0] {
+            plain.on_packet(&seg(flags::ACK, s(k), mss as u32), &mut ctx);
+        }
+        assert_eq!(blocks(&ctx), (s(2), vec![]));
     }
 
     /// Random arrivals (holes filled, blocks grown, merged and delivered): every ACK's SACK

@@ -12,8 +12,12 @@ use serde::Serialize;
 pub struct TlpResult {
     /// Probes sent.
     pub probes: u64,
-    /// Retransmitted probes acknowledged without a D-SACK: taken as a repaired loss.
+    /// Retransmitted probes taken as a repaired loss (with D-SACK: acknowledged beyond the
+    /// probe without a D-SACK for it; without: acknowledged).
     pub recoveries: u64,
+    /// With D-SACK: retransmitted probes a D-SACK showed were not needed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spurious: Option<u64>,
 }
 
 /// A flow's ECN counters.
@@ -93,6 +97,10 @@ pub struct TcpFlowResult {
     pub drops_recovered_timeout: u64,
     /// Lost retransmissions detected from SACK information (SackPlus) or by RACK's clock.
     pub lost_retransmissions_detected: u64,
+    /// With D-SACK (`tcp.dsack`): D-SACK blocks received, each a segment the receiver got
+    /// twice (a spurious retransmission).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsacks_received: Option<u64>,
     /// RACK-TLP only: tail loss probes sent, and retransmitted probes that repaired a loss.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tlp: Option<TlpResult>,
@@ -233,9 +241,11 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
         drops_recovered_fast: c.recovered_fast,
         drops_recovered_timeout: c.recovered_timeout,
         lost_retransmissions_detected: s.stats.lost_retransmissions_detected,
+        dsacks_received: s.cfg.dsack.then_some(s.stats.dsacks),
         tlp: s.cfg.recovery.probes_tail().then_some(TlpResult {
             probes: s.stats.tlp_probes,
             recoveries: s.stats.tlp_recoveries,
+            spurious: s.cfg.dsack.then_some(s.stats.tlp_spurious),
         }),
         ack_drops_uplink: c.ack_drops_uplink,
         acks_sent: r.acks_sent,

@@ -83,6 +83,15 @@ impl TcpSender {
         new_info
     }
 
+    /// A D-SACK block (RFC 2883) reported [left, right) received twice: a spurious
+    /// retransmission (counted; RACK-TLP learns whether its probe was needed).
+    pub(crate) fn on_dsack(&mut self, dup: (u64, u64), ack: u64) {
+        self.stats.dsacks += 1;
+        if self.cfg.recovery.probes_tail() {
+            self.rack_on_dsack(dup, ack);
+        }
+    }
+
     /// Mark the segment at position `i` SACKed and keep the indexes in step.
     fn mark_sacked(&mut self, i: usize, now: Time) {
         let seg = &mut self.rtx[i];

@@ -103,8 +103,12 @@ pub struct SenderStats {
     pub all_acked_at: Option<Time>,
     /// Lost retransmissions detected from SACK information (SackPlus, RACK).
     pub lost_retransmissions_detected: u64,
+    /// D-SACK blocks received: data the receiver got twice (a spurious retransmission).
+    pub dsacks: u64,
     /// Tail loss probes sent (RACK-TLP).
     pub tlp_probes: u64,
+    /// Retransmitted probes a D-SACK showed were not needed (RACK-TLP).
+    pub tlp_spurious: u64,
     /// Retransmitted probes that repaired a loss, with the window reduction (RACK-TLP).
     pub tlp_recoveries: u64,
     /// When the first retransmission timeout (after the handshake) happened.
@@ -410,13 +414,36 @@ impl TcpSender {
                     return;
                 }
                 let una = self.snd_una;
+                // A D-SACK block (RFC 2883) is counted and taken off: the schemes read the
+                // blocks that report what the receiver holds.
+                let stripped;
+                let p = match self.cfg.dsack.then(|| p.sack.dsack(p.ack)).flatten() {
+                    Some(dup) => {
+                        self.on_dsack(dup, p.ack);
+                        stripped = TcpHeader {
+                            sack: p.sack.without_first(),
+                            ..*p
+                        };
+                        &stripped
+                    }
+                    None => p,
+                };
                 self.on_ack(p, ctx);
                 self.ecn_on_ack(p, una);
                 if !self.ful.frozen && !self.rto_timer.is_set() && self.snd_max > self.snd_una {
                     self.restart_rto(ctx); // resumed by a FUL = 0 that acknowledged nothing new
                 }
             }
-            SenderState::Done if p.has(flags::FIN) => self.send_pure_ack(p.seq + 1, ctx),
+            SenderState::Done => {
+                // A D-SACK can come after the last byte's ACK (a probe or retransmission of
+                // the tail that was not needed).
+                if let Some(dup) = self.cfg.dsack.then(|| p.sack.dsack(p.ack)).flatten() {
+                    self.on_dsack(dup, p.ack);
+                }
+                if p.has(flags::FIN) {
+                    self.send_pure_ack(p.seq + 1, ctx);
+                }
+            }
             _ => {}
         }
     }

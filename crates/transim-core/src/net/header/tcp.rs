@@ -20,11 +20,11 @@ pub mod flags {
     pub const FUL: u16 = 1 << 6;
 }
 
-/// Up to four SACK blocks, most recent first. SACK blocks always lie above the cumulative
-/// ACK, so they are stored as 32-bit offsets from it (a block's right edge is never at
-/// offset 0, so an unused slot is (0, 0) and no count is stored): this keeps a
-/// [`crate::net::Packet`] at 112 bytes, small enough to be moved without a call to `memcpy`
-/// on every hop.
+/// Up to four SACK blocks, most recent first (a D-SACK block, RFC 2883, comes first and may
+/// lie below the cumulative ACK). Blocks lie within 2 GB of the cumulative ACK, so they are
+/// stored as 32-bit offsets from it, wrapping (a block is never empty, so an unused slot is
+/// (0, 0) and no count is stored): this keeps a [`crate::net::Packet`] at 112 bytes, small
+/// enough to be moved without a call to `memcpy` on every hop.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     rel: [(u32, u32); 4],
@@ -34,20 +34,21 @@ impl SackBlocks {
     /// Number of blocks.
     #[inline]
     pub fn len(&self) -> usize {
-        self.rel.iter().take_while(|&&(_, r)| r != 0).count()
+        self.rel.iter().take_while(|&&(l, r)| l != r).count()
     }
 
     /// True when there is no block.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.rel[0].1 == 0
+        self.rel[0].0 == self.rel[0].1
     }
 
     /// Append the block [left, right) of an ACK whose cumulative ACK is `ack`.
     pub fn push(&mut self, ack: u64, left: u64, right: u64) {
         let n = self.len();
-        debug_assert!(left >= ack && right > left && n < 4);
-        let off = |x: u64| (x.saturating_sub(ack)).min(u32::MAX as u64) as u32;
+        debug_assert!(right > left && n < 4);
+        debug_assert!(left + (1 << 31) > ack && right < ack + (1 << 31));
+        let off = |x: u64| x.wrapping_sub(ack) as u32;
         self.rel[n] = (off(left), off(right));
     }
 
@@ -55,12 +56,35 @@ impl SackBlocks {
     #[inline]
     pub fn get(&self, ack: u64, i: usize) -> (u64, u64) {
         let (l, r) = self.rel[i];
-        (ack + l as u64, ack + r as u64)
+        let at = |x: u32| ack.wrapping_add(x as i32 as i64 as u64);
+        (at(l), at(r))
     }
 
     /// All blocks as absolute (left, right) sequence numbers.
     pub fn to_vec(&self, ack: u64) -> Vec<(u64, u64)> {
         (0..self.len()).map(|i| self.get(ack, i)).collect()
+    }
+
+    /// The first block if it reports duplicate data (RFC 2883 §4): it lies below the
+    /// cumulative ACK, or inside the second block.
+    #[inline]
+    pub fn dsack(&self, ack: u64) -> Option<(u64, u64)> {
+        if self.is_empty() {
+            return None;
+        }
+        let (l, r) = self.get(ack, 0);
+        let inside_next = self.len() > 1 && {
+            let (l1, r1) = self.get(ack, 1);
+            l1 <= l && r <= r1
+        };
+        (r <= ack || inside_next).then_some((l, r))
+    }
+
+    /// The blocks without the first.
+    pub fn without_first(&self) -> SackBlocks {
+        let mut rel = [(0, 0); 4];
+        rel[..3].copy_from_slice(&self.rel[1..]);
+        SackBlocks { rel }
     }
 }
 
@@ -139,5 +163,46 @@ impl TcpHeader {
         self.len == 0
             && self.sack.is_empty()
             && self.flags & (flags::SYN | flags::FIN | flags::FUL) == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks above the cumulative ACK, and a D-SACK below it or inside the next block
+    /// (RFC 2883's two cases), come back as pushed.
+    #[test]
+    fn blocks_round_trip_and_duplicates_are_recognised() {
+        let ack = 10_000_000_000u64; // far past 32 bits
+        let mut sb = SackBlocks::default();
+        assert!(sb.is_empty() && sb.dsack(ack).is_none());
+        sb.push(ack, ack + 2_000, ack + 5_000);
+        sb.push(ack, ack + 8_000, ack + 9_000);
+        assert_eq!(sb.len(), 2);
+        assert_eq!(
+            sb.to_vec(ack),
+            vec![(ack + 2_000, ack + 5_000), (ack + 8_000, ack + 9_000)]
+        );
+        assert_eq!(sb.dsack(ack), None);
+        // A duplicate just below the cumulative ACK: its right edge is the ACK itself.
+        let mut below = SackBlocks::default();
+        below.push(ack, ack - 1_000, ack);
+        below.push(ack, ack + 2_000, ack + 5_000);
+        assert_eq!(below.dsack(ack), Some((ack - 1_000, ack)));
+        assert_eq!(
+            below.without_first().to_vec(ack),
+            vec![(ack + 2_000, ack + 5_000)]
+        );
+        // A duplicate inside the block that follows it.
+        let mut inside = SackBlocks::default();
+        inside.push(ack, ack + 3_000, ack + 4_000);
+        inside.push(ack, ack + 2_000, ack + 5_000);
+        assert_eq!(inside.dsack(ack), Some((ack + 3_000, ack + 4_000)));
+        // Not inside: an ordinary first block.
+        let mut apart = SackBlocks::default();
+        apart.push(ack, ack + 6_000, ack + 7_000);
+        apart.push(ack, ack + 2_000, ack + 5_000);
+        assert_eq!(apart.dsack(ack), None);
     }
 }

@@ -24,8 +24,10 @@
 //! new segment, or retransmits the last one, so that a tail loss produces the SACK that lets
 //! RACK find it instead of waiting for the RTO. One probe per episode; the episode ends when
 //! the probe is acknowledged. A retransmitted probe that repairs a loss takes the congestion
-//! control's reduction. transim's receivers send no D-SACK, so a retransmitted probe that was
-//! not needed is not recognised as such (RFC 8985 §7.4 reads the D-SACK) and also reduces.
+//! control's reduction. With D-SACK (`tcp.dsack`) the episode follows RFC 8985 §7.4.2 as
+//! Linux does: a D-SACK for the probe means the original arrived (no loss), an ACK beyond the
+//! probe without one is a repair, and an ACK of exactly its end waits. Without D-SACK the
+//! first ACK that covers the probe is taken as the repair, needed or not.
 
 use super::rfc6675::{self, Next, Rfc6675};
 use super::sack_flow::{self, retransmit};
@@ -65,6 +67,8 @@ pub struct RackState {
     pub(crate) pto_timer: Timer,
     /// The probe in flight: (snd_max after it, whether it was a retransmission).
     tlp: Option<(u64, bool)>,
+    /// Where the retransmitted probe starts.
+    tlp_start: u64,
 }
 
 /// RACK-TLP (marker type).
@@ -355,18 +359,37 @@ impl TcpSender {
     /// After each ACK: end a probe episode it acknowledges (a retransmitted probe that
     /// repaired a loss takes the congestion control's reduction), then arm the probe timer.
     pub(crate) fn rack_after_ack(&mut self, ack: u64, ctx: &mut Ctx) {
-        if let Some((end, retrans)) = self.rack.tlp {
-            if ack >= end {
+        if let Some((end, retrans)) = self.rack.tlp.filter(|&(end, _)| ack >= end) {
+            if !retrans {
+                self.rack.tlp = None; // a probe of new data: nothing to infer
+            } else if ack > end || !self.cfg.dsack {
+                // The probe repaired a loss. Without D-SACK the sender cannot tell an ACK of
+                // the original from one of the probe, and takes the first as the repair.
                 self.rack.tlp = None;
-                if retrans && !self.in_recovery && !self.cc.owns_window() {
+                if !self.in_recovery && !self.cc.owns_window() {
                     let base = self.reduction_base();
                     self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, base);
                     self.win.set_cwnd(self.win.ssthresh.min(self.win.cwnd));
                     self.stats.tlp_recoveries += 1;
                 }
             }
+            // Else an ACK of exactly the probe's end without a D-SACK for it: it may be the
+            // original's, with the probe's D-SACK to come; wait (as Linux does).
         }
         self.rack_arm_probe(ctx);
+    }
+
+    /// A D-SACK reported [left, right) received twice on an ACK up to `ack`: if it is the
+    /// retransmitted probe, the original had arrived, and the episode ends without a loss
+    /// (RFC 8985 §7.4.2).
+    pub(crate) fn rack_on_dsack(&mut self, (left, right): (u64, u64), ack: u64) {
+        if let Some((end, true)) = self.rack.tlp {
+            let start = self.rack.tlp_start;
+            if ack >= end && left <= start && start < right {
+                self.rack.tlp = None;
+                self.stats.tlp_spurious += 1;
+            }
+        }
     }
 
     /// Arm the probe timer (RFC 8985 §7.2) when the connection is open with data outstanding
@@ -417,6 +440,7 @@ impl TcpSender {
                 return;
             };
             self.resend(seg, ctx);
+            self.rack.tlp_start = seg.start;
             true
         };
         self.stats.tlp_probes += 1;
