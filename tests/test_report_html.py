@@ -19,7 +19,7 @@ SECTIONS = (
     "Study 4: SackPlus — lost retransmissions in SACK recovery",
     "Study 5: the FUL bit against uplink ACK-buffer overflow",
     "Two flows through one bottleneck",
-    "Tahoe, Reno and NewReno with three drops from one window",
+    "Tahoe, Reno, NewReno and SACK with three drops from one window",
     "Bursty loss on a wireless hop",
     "ACK congestion on an asymmetric access link",
     "Every congestion control on one path",

@@ -158,9 +158,11 @@ SECTIONS = [
     ),
     Section(
         "forced-drops",
-        "Tahoe, Reno and NewReno with three drops from one window",
+        "Tahoe, Reno, NewReno and SACK with three drops from one window",
         "scenarios/forced-drops.toml (Fall & Floyd 1996 topology): Tahoe goes back N, Reno "
-        "times out, NewReno repairs one hole per round trip.",
+        "times out, NewReno repairs one hole per round trip; with SACK (ns-2's Sack1, RFC 6675, "
+        "and RFC 6675 with Proportional Rate Reduction, `tcp.prr`) the three holes are "
+        "repaired in one round trip.",
         _forced_drops,
         "transim run scenarios/forced-drops.toml --set tcp.recovery=reno --plot",
         ("forced-drops.toml",),

@@ -60,13 +60,25 @@ def _dumbbell(out: Path, scale: str) -> str:
     )
 
 
+#: The forced-drops section's variants: a name and its --set overrides (Fall & Floyd's four,
+#: with SACK as ns-2's Sack1, then RFC 6675 with and without Proportional Rate Reduction).
+FORCED_DROPS_VARIANTS: tuple[tuple[str, list[str]], ...] = (
+    ("tahoe", ["tcp.recovery=tahoe"]),
+    ("reno", ["tcp.recovery=reno"]),
+    ("newreno", ["tcp.recovery=newreno"]),
+    ("sack1", ["tcp.recovery=sack1"]),
+    ("rfc6675", ["tcp.recovery=rfc6675"]),
+    ("rfc6675-prr", ["tcp.recovery=rfc6675", "tcp.prr=true"]),
+)
+
+
 def _forced_drops(out: Path, scale: str) -> str:
     rows = []
     figs = []
-    for variant in ("tahoe", "reno", "newreno"):
+    for variant, sets in FORCED_DROPS_VARIANTS:
         r = run(
             SCENARIOS / "forced-drops.toml",
-            overrides=[f"tcp.recovery={variant}"],
+            overrides=sets,
             trace_flows=True,
             trace_packets=True,
         )

@@ -202,7 +202,7 @@ def _variant(f: dict[str, Any]) -> str:
     """What a flow runs: TCP's congestion control and recovery, SCTP's streams."""
     if f.get("protocol") == "sctp":
         return f"sctp, {len(f['streams'])} streams"
-    return f"{f['cc']}/{f['recovery']}"
+    return f"{f['cc']}/{f['recovery']}{'+prr' if f.get('prr') else ''}"
 
 
 def _data_sent(f: dict[str, Any]) -> int:

@@ -46,6 +46,9 @@ pub struct TcpFlowResult {
     pub adaptive: Option<Vec<super::adaptive::Decision>>,
     /// Loss recovery.
     pub recovery: String,
+    /// Proportional Rate Reduction paces the recovery (`tcp.prr`; absent when off).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prr: bool,
     /// MSS (bytes).
     pub mss: u32,
     /// Time the handshake completed (s).
@@ -207,6 +210,7 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
             .collect(),
         adaptive: c.adaptive.as_ref().map(|a| a.decisions.clone()),
         recovery: cfg.recovery.name().to_string(),
+        prr: cfg.prr,
         mss: cfg.mss,
         established: s.stats.established_at.map(secs),
         completion_time: completion.map(secs),
