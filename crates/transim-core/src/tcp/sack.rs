@@ -47,8 +47,6 @@ pub struct SackState {
     pub(crate) ns2_after_timeout: bool,
     /// RFC 6675 and RACK: segments marked lost so far (whether an ACK marked any).
     pub(crate) marked_lost: u64,
-    /// Proportional Rate Reduction's counts (`tcp.prr`).
-    pub(crate) prr: super::recovery::prr::PrrState,
 }
 
 impl TcpSender {

@@ -197,6 +197,9 @@ pub struct TcpSender {
     pub(crate) ns2_recovery_cwnd: f64,
     /// RACK-TLP state (recovery = "rack-tlp").
     pub(crate) rack: super::recovery::rack_tlp::RackState,
+    /// Proportional Rate Reduction's counts (`tcp.prr`; read in recovery only, so among
+    /// the cold fields).
+    pub(crate) prr: super::recovery::prr::PrrState,
     pace_timer: Timer,
     /// Random values handed to congestion control (seeded per flow by the scenario).
     pub(crate) cc_rng: Rng,
@@ -261,6 +264,7 @@ impl TcpSender {
             ns2_recovery_cwnd: 0.0,
             gbn: None,
             rtx: VecDeque::new(),
+            prr: Default::default(),
             rtt,
             rto_timer: Timer::default(),
             snd_sml: 0,

@@ -52,15 +52,15 @@ impl TcpSender {
 
     /// An ACK arrives: remember where delivery and loss marking stood before it.
     pub(crate) fn prr_ack_begins(&mut self) {
-        self.sack.prr.ack_delivered_mark = self.delivered_mark();
-        self.sack.prr.ack_una = self.snd_una;
-        self.sack.prr.ack_lost = self.sack.marked_lost;
+        self.prr.ack_delivered_mark = self.delivered_mark();
+        self.prr.ack_una = self.snd_una;
+        self.prr.ack_lost = self.sack.marked_lost;
     }
 
     /// Recovery starts on the current ACK (ssthresh set, `recover` set, episode marks
     /// cleared): reset the counts, and set cwnd for what this ACK delivered.
     pub(crate) fn prr_start<R: SackRecovery>(&mut self, ctx: &mut Ctx) {
-        let p = &mut self.sack.prr;
+        let p = &mut self.prr;
         p.delivered = 0;
         p.out = 0;
         p.recover_fs = self.snd_nxt.saturating_sub(p.ack_delivered_mark);
@@ -72,7 +72,7 @@ impl TcpSender {
     pub(crate) fn prr_on_ack<R: SackRecovery>(&mut self, ctx: &mut Ctx) {
         let delivered = self
             .delivered_mark()
-            .saturating_sub(self.sack.prr.ack_delivered_mark);
+            .saturating_sub(self.prr.ack_delivered_mark);
         if delivered == 0 || self.cc.owns_window() {
             return;
         }
@@ -80,9 +80,8 @@ impl TcpSender {
         let pipe = self.sack.pipe_bytes;
         let mss = self.win.mss as u64;
         let ssthresh = self.win.ssthresh;
-        let safe =
-            self.snd_una > self.sack.prr.ack_una && self.sack.marked_lost == self.sack.prr.ack_lost;
-        let p = &mut self.sack.prr;
+        let safe = self.snd_una > self.prr.ack_una && self.sack.marked_lost == self.prr.ack_lost;
+        let p = &mut self.prr;
         p.delivered += delivered;
         let mut sndcnt = if pipe > ssthresh {
             let fs = p.recover_fs.max(1) as u128;

@@ -153,7 +153,9 @@ pub(crate) fn send_new(
 ) -> u64 {
     s.send_segment(start, len, fin, None, ctx);
     s.snd_nxt = start + len + fin as u64;
-    s.sack.prr.out += len.max(1);
+    if s.cfg.prr {
+        s.prr.out += len.max(1);
+    }
     len.max(1)
 }
 
@@ -164,7 +166,9 @@ pub(crate) fn retransmit<R: SackRecovery>(s: &mut TcpSender, index: usize, ctx: 
     }
     let seg: SentSeg = s.rtx[index];
     s.resend(seg, ctx);
-    s.sack.prr.out += seg.end - seg.start;
+    if s.cfg.prr {
+        s.prr.out += seg.end - seg.start;
+    }
     s.rtx[index].rtx_episode = true;
     R::on_retransmitted(s, index, ctx.now);
 }
