@@ -66,10 +66,10 @@ fn tcp() -> impl Strategy<Value = Value> {
         .prop_map(|(cc, rec, profile, pacing, mss, iw, prr)| {
             let mut t = json!({"cc": cc, "recovery": rec, "profile": profile, "pacing": pacing,
                    "mss": mss, "initial_window": iw});
-            // PRR where it applies (the refusal elsewhere has its own test).
-            if prr && matches!(rec, "rfc6675" | "rack-tlp") {
-                t["prr"] = json!(true);
-            }
+            // PRR where it applies, and said to be off elsewhere, so that a flow's table
+            // does not inherit it from the scenario's with another recovery (the refusal
+            // has its own test).
+            t["prr"] = json!(prr && matches!(rec, "rfc6675" | "rack-tlp"));
             t
         })
 }
@@ -78,9 +78,15 @@ fn app() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(json!({"kind": "bulk"})),
         (1u64..200_000).prop_map(|b| json!({"kind": "finite", "bytes": b})),
-        (1u64..100_000, 1u32..6).prop_map(
-            |(b, n)| json!({"kind": "rounds", "bytes": b, "rounds": n, "group": format!("g{n}")})
-        ),
+        (
+            1u64..100_000,
+            1u32..6,
+            prop::sample::select(vec!["0ms", "0ms", "1ms", "30ms"])
+        )
+            .prop_map(
+                |(b, n, j)| json!({"kind": "rounds", "bytes": b, "rounds": n,
+                                          "group": format!("g{n}"), "jitter": j})
+            ),
     ]
 }
 

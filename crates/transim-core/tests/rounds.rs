@@ -253,3 +253,51 @@ fn slow_start_after_idle_cuts_the_window_back_between_rounds() {
     .collect();
     assert_eq!(on, want);
 }
+
+/// Response jitter: each round after the first starts a random time after the barrier,
+/// below the jitter, drawn per round. One flow, one segment a round: a round lasts the
+/// hand-computed 11.04 ms (one segment's serialisation and one propagation delay after the
+/// round before, as above) plus its draw, and the segment leaves exactly the draw after the
+/// round before ended. The same seed gives the same draws, another seed others.
+#[test]
+fn jitter_delays_each_round_by_its_own_draw() {
+    let app = json!({"kind": "rounds", "bytes": 1000, "rounds": 8, "jitter": "5ms"});
+    let with_seed = |seed: u64| {
+        let mut sc = one_flow(app.clone());
+        sc["seed"] = json!(seed);
+        sc["trace"] = json!({"packets": true});
+        run(sc)
+    };
+    let out = with_seed(1);
+    let ends = round_ends(&out, 0);
+    assert_eq!(ends.len(), 8);
+    assert_eq!(ends[0], 31_176 * US);
+    let pt = out.packet_trace.as_ref().unwrap();
+    let mut draws = Vec::new();
+    for k in 1..8 {
+        let draw = ends[k] - ends[k - 1] - 11_040 * US;
+        assert!(draw < 5_000 * US, "round {k}: {draw} ns");
+        let sent = sends_of(pt, 1 + 1000 * k as u64)[0].0;
+        assert_eq!(sent, ends[k - 1] + draw, "round {k}");
+        draws.push(draw);
+    }
+    draws.sort_unstable();
+    draws.dedup();
+    assert_eq!(draws.len(), 7, "a draw per round: {draws:?}");
+    assert_eq!(round_ends(&with_seed(1), 0), ends);
+    assert_ne!(round_ends(&with_seed(2), 0), ends);
+    // Without jitter the rounds follow one another at once.
+    let plain = run(one_flow(
+        json!({"kind": "rounds", "bytes": 1000, "rounds": 8}),
+    ));
+    let gaps: Vec<u64> = round_ends(&plain, 0)
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .collect();
+    assert_eq!(gaps, vec![11_040 * US; 7]);
+    // Jitter is a rounds application's field.
+    let e = refused(one_flow(
+        json!({"kind": "finite", "bytes": 1000, "jitter": "1ms"}),
+    ));
+    assert!(e.contains("flows[0].app.jitter"), "{e}");
+}

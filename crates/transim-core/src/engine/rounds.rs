@@ -3,10 +3,13 @@
 //! has delivered its bytes to the receiving application, every flow of the group writes the
 //! next round's at that instant. The request that would carry the news from the aggregator
 //! to the workers is not modelled: the workers learn it when it happens, as in ns-2 incast
-//! scripts whose receiving agent's callback starts the senders.
+//! scripts whose receiving agent's callback starts the senders. A flow with a `jitter`
+//! writes each round after the first a random time after the barrier instead (uniform in
+//! [0, jitter), drawn from the group's own random stream, member by member in flow order).
 
 use super::Simulation;
 use crate::sim::events::Event;
+use crate::sim::rng::Rng;
 use crate::sim::Time;
 use crate::transport::{Ctx, NetView};
 use serde::Serialize;
@@ -25,6 +28,13 @@ pub struct RoundGroup {
     pub flows: Vec<u32>,
     /// Each member's bytes per round.
     pub bytes: Vec<u64>,
+    /// Each member's response jitter (0: it writes at the barrier).
+    jitter: Vec<Time>,
+    /// The group's random stream for the jitter.
+    rng: Rng,
+    /// Members whose writes of the round under way wait for their jitter: (when, member),
+    /// in the order their [`Event::NextRound`] events come.
+    pending: std::collections::VecDeque<(Time, usize)>,
     /// Members that have delivered the current round's bytes (each receiver tells of a
     /// round once, and cannot deliver a round before it is written).
     reached: usize,
@@ -33,22 +43,27 @@ pub struct RoundGroup {
 }
 
 impl RoundGroup {
-    /// A group with no round done yet.
-    pub fn new(name: Option<String>, rounds: u32) -> Self {
+    /// A group with no round done yet, drawing its jitter from `rng`.
+    pub fn new(name: Option<String>, rounds: u32, rng: Rng) -> Self {
         RoundGroup {
             name,
             rounds,
             flows: Vec::new(),
             bytes: Vec::new(),
+            jitter: Vec::new(),
+            rng,
+            pending: Default::default(),
             reached: 0,
             completed: Vec::new(),
         }
     }
 
-    /// Add flow `flow`, sending `bytes` a round.
-    pub fn join(&mut self, flow: u32, bytes: u64) {
+    /// Add flow `flow`, sending `bytes` a round, each after the first up to `jitter` ns
+    /// after the barrier.
+    pub fn join(&mut self, flow: u32, bytes: u64, jitter: Time) {
         self.flows.push(flow);
         self.bytes.push(bytes);
+        self.jitter.push(jitter);
     }
 
     /// The round under way (0-based; `rounds` once all are done).
@@ -111,34 +126,63 @@ impl Simulation {
         }
     }
 
-    /// Start group `group`'s next round: every member writes its bytes of it.
+    /// Group `group`'s [`Event::NextRound`]: a jittered member's write falls due, or else the
+    /// next round starts: every member writes its bytes of it, now or, with a jitter, at a
+    /// random instant within it (an event of the same kind, so that the run loop's dispatch
+    /// has no arm for it). A round starts only when every member has delivered the one before,
+    /// so no write of it is pending then.
     #[cold]
     #[inline(never)]
     pub(super) fn next_round(&mut self, group: u32) {
+        let g = &mut self.rounds[group as usize];
+        if let Some((at, k)) = g.pending.pop_front() {
+            debug_assert_eq!(at, self.now, "a jittered write out of order");
+            self.round_write(group, k);
+            return;
+        }
+        let mut now = Vec::with_capacity(g.flows.len());
+        let mut later = Vec::new();
+        for (k, &jitter) in g.jitter.iter().enumerate() {
+            if jitter == 0 {
+                now.push(k);
+            } else {
+                later.push((self.now + (g.rng.uniform() * jitter as f64) as Time, k));
+            }
+        }
+        // Events at one instant come in the order they were pushed: push in time order,
+        // members in order within an instant (a stable sort), as `pending` keeps them.
+        later.sort_by_key(|&(at, _)| at);
+        for &(at, _) in &later {
+            self.events.push(at, Event::NextRound(group));
+        }
+        g.pending.extend(later);
+        for k in now {
+            self.round_write(group, k);
+        }
+    }
+
+    /// Member `k` of group `group` writes its bytes of the round under way.
+    fn round_write(&mut self, group: u32, k: usize) {
         let g = &self.rounds[group as usize];
         let next = g.round();
-        let last = next + 1 == g.rounds;
-        let writes: Vec<(u32, u64)> = g
-            .flows
-            .iter()
-            .zip(&g.bytes)
-            .map(|(&fl, &b)| (fl, b * (next as u64 + 1)))
-            .collect();
-        for (fl, total) in writes {
-            let mut ctx = Ctx {
-                now: self.now,
-                events: &mut self.events,
-                out: &mut self.out,
-                next_uid: &mut self.next_uid,
-                net: NetView {
-                    links: &self.links,
-                    routes: &self.routes,
-                },
-            };
-            self.flows[fl as usize]
-                .transport
-                .app_release(total, last, &mut ctx);
-            self.flush();
-        }
+        let (flow, total, last) = (
+            g.flows[k],
+            g.bytes[k] * (next as u64 + 1),
+            next + 1 == g.rounds,
+        );
+        let mut ctx = Ctx {
+            now: self.now,
+            events: &mut self.events,
+            out: &mut self.out,
+            next_uid: &mut self.next_uid,
+            net: NetView {
+                links: &self.links,
+                routes: &self.routes,
+            },
+        };
+        self.flows[flow as usize]
+            .transport
+            .app_release(total, last, &mut ctx);
+        self.flush();
     }
 }

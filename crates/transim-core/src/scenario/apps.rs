@@ -5,6 +5,7 @@ use super::error::ScenarioError;
 use super::schema::*;
 use crate::engine::RoundGroup;
 use crate::sctp::sender::{Endless, Message};
+use crate::sim::rng::Rng;
 use std::collections::HashMap;
 
 /// The most writes a `files` application may make (they are listed before the run).
@@ -20,6 +21,7 @@ fn only(app: &AppSpec, path: &str, kind: &str, allowed: &[&str]) -> Result<(), S
         ("piece", app.piece.is_some()),
         ("rounds", app.rounds.is_some()),
         ("group", app.group.is_some()),
+        ("jitter", app.jitter.is_some()),
     ];
     for (name, set) in fields {
         if set && !allowed.contains(&name) {
@@ -87,7 +89,7 @@ pub(super) fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, Scenar
             Ok(Some(total))
         }
         AppKind::Rounds => {
-            only(app, path, "rounds", &["bytes", "rounds", "group"])?;
+            only(app, path, "rounds", &["bytes", "rounds", "group", "jitter"])?;
             let b = require(
                 &app.bytes,
                 &format!("{path}.bytes"),
@@ -164,7 +166,7 @@ fn piece(app: &AppSpec) -> u64 {
 fn file_pieces(app: &AppSpec) -> Vec<(u16, u64)> {
     let (count, size, piece) = (
         app.count.unwrap_or(1),
-        app.size.map_or(0, |s| s.0),
+        app.size.as_deref().map_or(0, |s| s.0),
         piece(app),
     );
     let rounds = size.div_ceil(piece);
@@ -230,6 +232,7 @@ pub(super) fn sctp_messages(app: &AppSpec, frag: u32) -> (Vec<Message>, Option<E
 pub(super) fn round_groups(
     specs: &[FlowSpec],
     flows: &mut [crate::engine::Flow],
+    seed: u64,
 ) -> Result<Vec<RoundGroup>, ScenarioError> {
     let mut groups: Vec<RoundGroup> = Vec::new();
     // Each group's place by name, and the flow that opened it.
@@ -241,10 +244,9 @@ pub(super) fn round_groups(
             continue;
         };
         let k = *index.entry(app.group.as_deref()).or_insert_with(|| {
-            groups.push(RoundGroup::new(
-                app.group.as_deref().map(String::from),
-                rounds,
-            ));
+            let name = app.group.as_deref().map(String::from);
+            let rng = Rng::stream_joined(seed, &["rounds/", name.as_deref().unwrap_or("")]);
+            groups.push(RoundGroup::new(name, rounds, rng));
             first.push(i);
             groups.len() - 1
         });
@@ -263,7 +265,7 @@ pub(super) fn round_groups(
             ));
         }
         flow.group = k as u32;
-        g.join(i as u32, bytes.0);
+        g.join(i as u32, bytes.0, app.jitter.as_deref().map_or(0, |j| j.0));
     }
     Ok(groups)
 }

@@ -682,7 +682,7 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             transport,
         ));
     }
-    let round_groups = super::apps::round_groups(&sc.flows, &mut flows)?;
+    let round_groups = super::apps::round_groups(&sc.flows, &mut flows, sc.seed)?;
     let pcap = match &sc.trace.pcap {
         None => None,
         Some(spec) => {

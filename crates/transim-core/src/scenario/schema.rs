@@ -515,9 +515,9 @@ pub struct AppSpec {
     /// Files: how many.
     #[serde(default)]
     pub count: Option<u32>,
-    /// Files: bytes each.
+    /// Files: bytes each (boxed: rare, and a flow's spec stays within its size budget).
     #[serde(default)]
-    pub size: Option<Size>,
+    pub size: Option<Box<Size>>,
     /// Files: largest piece per write (default 1460). Bulk (TCP, stream packetization): the
     /// application writes pieces of this size, each when the send buffer has room for it
     /// (study 2's 4 KB frames; default: it fills the buffer byte by byte).
@@ -530,6 +530,11 @@ pub struct AppSpec {
     /// group).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<Box<str>>,
+    /// Rounds: each flow writes every round after the first a random time after the
+    /// barrier, uniform in [0, jitter) and drawn anew per flow and round (the response
+    /// jitter incast studies apply; default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<Box<Duration>>,
 }
 
 /// One connection.
