@@ -23,14 +23,14 @@ pub(super) fn completion(c: &TcpConnection, path: &IdlePath) -> Option<Time> {
     }
     let cfg = &s.cfg;
     let syn = Block {
-        wire: 40 + cfg.syn_option_bytes(),
+        wire: s.header_bytes(true),
         count: 1,
     };
     let syn_ack = Block {
         wire: 40 + c.receiver.cfg.syn_option_bytes(),
         count: 1,
     };
-    let header = 40 + cfg.option_bytes();
+    let header = s.header_bytes(false);
     let bytes = s.app_end.saturating_sub(1);
     let mss = s.win.mss as u64;
     let rest = bytes % mss;

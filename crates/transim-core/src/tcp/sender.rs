@@ -337,7 +337,8 @@ impl TcpSender {
         }
     }
 
-    fn header_bytes(&self, syn: bool) -> u32 {
+    /// Bytes of a segment's TCP/IP header with its options (a SYN's, or any other's).
+    pub(crate) fn header_bytes(&self, syn: bool) -> u32 {
         40 + if syn {
             self.cfg.syn_option_bytes()
         } else {
@@ -421,7 +422,7 @@ impl TcpSender {
                 // A D-SACK block (RFC 2883) is counted and taken off: the schemes read the
                 // blocks that report what the receiver holds.
                 let stripped;
-                let p = match self.cfg.dsack.then(|| p.sack.dsack(p.ack)).flatten() {
+                let p = match self.dsack_of(p) {
                     Some(dup) => {
                         self.on_dsack(dup, p.ack);
                         stripped = TcpHeader {
@@ -441,7 +442,7 @@ impl TcpSender {
             SenderState::Done => {
                 // A D-SACK can come after the last byte's ACK (a probe or retransmission of
                 // the tail that was not needed).
-                if let Some(dup) = self.cfg.dsack.then(|| p.sack.dsack(p.ack)).flatten() {
+                if let Some(dup) = self.dsack_of(p) {
                     self.on_dsack(dup, p.ack);
                 }
                 if p.has(flags::FIN) {
@@ -450,6 +451,12 @@ impl TcpSender {
             }
             _ => {}
         }
+    }
+
+    /// The D-SACK block an ACK carries, when this connection uses D-SACK.
+    #[inline]
+    fn dsack_of(&self, p: &TcpHeader) -> Option<(u64, u64)> {
+        self.cfg.dsack.then(|| p.sack.dsack(p.ack)).flatten()
     }
 
     fn on_syn_ack(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
