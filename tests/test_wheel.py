@@ -24,26 +24,41 @@ def sh(*cmd: str | Path, cwd: Path, timeout: int = 900) -> subprocess.CompletedP
     return p
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(bin directory of the fresh venv, a working directory outside the checkout)."""
-    tmp = tmp_path_factory.mktemp("wheel")
+def _build_and_install(tmp: Path) -> None:
+    """Build the wheel with maturin and install it into a fresh venv under tmp."""
     dist = tmp / "dist"
-    # pytest-xdist may run this module's tests on two workers, each with this fixture: their
-    # builds share target/ and must not run at once (maturin renames the library it built).
-    lock = ROOT / "target" / "wheel-build.lock"
-    lock.parent.mkdir(exist_ok=True)
-    with lock.open("w") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        sh(sys.executable, "-m", "maturin", "build", "--release", "--quiet", "-o", dist, cwd=ROOT)
+    sh(sys.executable, "-m", "maturin", "build", "--release", "--quiet", "-o", dist, cwd=ROOT)
     wheels = list(dist.glob("transim-*.whl"))
     assert len(wheels) == 1, wheels
     venv = tmp / "venv"
     sh(sys.executable, "-m", "venv", venv, cwd=tmp)
-    sh(venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheels[0], cwd=tmp)
-    work = tmp / "work"
-    work.mkdir()
-    return venv / "bin", work
+    sh(
+        venv / "bin" / "python",
+        *("-m", "pip", "install", "--quiet", "--no-cache-dir", wheels[0]),
+        cwd=tmp,
+    )
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tuple[Path, Path]:
+    """(bin directory of the fresh venv, a working directory outside the checkout).
+
+    One wheel and one venv serve every pytest-xdist worker: a venv with the package's
+    dependencies is several hundred MB, and a CI machine's disk may be short. The first worker
+    to take the lock builds; the others wait on it and reuse what it made.
+    """
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent
+    tmp = shared / "wheel"
+    with (shared / "wheel.lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        ready = tmp / "installed"
+        if not ready.exists():
+            tmp.mkdir(exist_ok=True)
+            _build_and_install(tmp)
+            ready.touch()
+    work = tmp_path_factory.mktemp("work")
+    return tmp / "venv" / "bin", work
 
 
 def test_the_wheel_carries_its_data(installed: tuple[Path, Path]) -> None:
