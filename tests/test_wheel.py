@@ -124,9 +124,11 @@ def test_compare_ns3_runs_from_the_wheel(installed: tuple[Path, Path], tmp_path:
     sh(bin_ / "transim", "examples", "--copy", work / "ex", cwd=work)
     p = subprocess.run(
         [str(bin_ / "transim"), "compare", "ns3", "ex/dumbbell.toml", "--set", "duration=5s",
-         "--out", str(work / "cmp")],
+         "--send-order", "--out", str(work / "cmp")],
         cwd=work, capture_output=True, text=True, timeout=600,
         env={**{k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}, **env},
     )  # fmt: skip
     assert p.returncode == 0, p.stderr[-3000:]
     assert "goodput (Mb/s)" in p.stdout and (work / "cmp" / "cwnd_transim_vs_ns3.png").exists()
+    assert "flow 0 transmissions (transim " in p.stdout
+    assert (work / "cmp" / "sent_flow0.csv").read_text().startswith("transmission,transim_time")

@@ -153,7 +153,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     flows = [int(x) for x in args.flows.split(",")] if args.flows else [0]
     try:
         c = compare_ns3(
-            Path(args.scenario), args.set, trace_flows=flows, ns3_recovery=args.ns3_recovery
+            Path(args.scenario),
+            args.set,
+            trace_flows=flows,
+            ns3_recovery=args.ns3_recovery,
+            send_order=args.send_order,
         )
     except Ns3Unavailable as e:
         print(f"error: {e}", file=sys.stderr)
@@ -163,6 +167,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     png = plot_cwnd_pair(c, out / "cwnd_transim_vs_ns3.png")
     print(f"\ncwnd of both simulators: {png}")
+    for o in c.send_orders:
+        print(f"transmissions of flow {o.flow}: {o.write_csv(out / f'sent_flow{o.flow}.csv')}")
     return 0
 
 
@@ -447,6 +453,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="ns-3's recovery for every flow: classic (like transim's NewReno / RFC 6675) or "
         "prr (ns-3's default); by default each flow's tcp.prr decides",
+    )
+    cp.add_argument(
+        "--send-order",
+        action="store_true",
+        help="also compare those flows' data transmissions one by one: say where the first "
+        "differs and write both lists (sent_flowI.csv)",
     )
     cp.add_argument("--out", type=path_arg, help="folder for the plot (default out/compare-NAME)")
     cp.set_defaults(func=cmd_compare)

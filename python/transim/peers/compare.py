@@ -11,6 +11,7 @@ from ..result import Result
 from ..scenario import ScenarioLike, prepare
 from .ns3 import Ns3Install, find_ns3, run_ns3
 from .ns3_translate import translate
+from .send_order import SendOrder
 
 #: The metrics compared, in table order: (key, label, unit scale).
 METRICS = (
@@ -45,6 +46,7 @@ class Comparison:
     ns3_version: str
     ns3_wall: float
     ns3_events: int
+    send_orders: list[SendOrder] = field(default_factory=list)
 
     def diff(self, key: str) -> float | None:
         """ns-3 relative to transim: (transim - ns3) / ns3, or None when ns-3's is 0."""
@@ -69,6 +71,7 @@ class Comparison:
         rows.append(
             f"ns-3: {self.ns3_version}; {self.ns3_events:,} events in {self.ns3_wall:.2f} s"
         )
+        rows += [o.describe() for o in self.send_orders]
         rows += [f"note: {n}" for n in self.notes]
         return "\n".join(rows)
 
@@ -106,13 +109,19 @@ def compare_ns3(
     trace_flows: list[int] | None = None,
     ns3: Ns3Install | None = None,
     ns3_recovery: str | None = None,
+    send_order: bool = False,
 ) -> Comparison:
-    """Run ``scenario`` in both simulators; ``trace_flows`` get their cwnd recorded."""
+    """Run ``scenario`` in both simulators; ``trace_flows`` get their cwnd recorded, and
+    with ``send_order`` their data transmissions too (:class:`SendOrder`, from transim's
+    packet trace of those flows only)."""
     doc, _ = prepare(scenario, overrides)
     tr = translate(doc, trace_flows, ns3_recovery)
     ns3 = ns3 or find_ns3()
     theirs = run_ns3(tr.spec, ns3)
-    ours = run(doc, trace_flows=bool(trace_flows))
+    packets = bool(send_order and trace_flows)
+    if packets:
+        doc.setdefault("trace", {})["only_flows"] = sorted(set(trace_flows or []))
+    ours = run(doc, trace_flows=bool(trace_flows), trace_packets=packets or None)
     if trace_flows:
         only = set(trace_flows)
         ours.flow_traces = [t if i in only else None for i, t in enumerate(ours.flow_traces)]
@@ -148,6 +157,7 @@ def compare_ns3(
             t_side.cwnd[i] = (list(map(float, t["t"])), list(map(float, t["cwnd"] / mss)))
         pts = theirs["flows"][i]["cwnd"]
         n_side.cwnd[i] = ([p[0] for p in pts], [p[1] / mss for p in pts])
+    orders = [_send_order(i, ours, theirs) for i in trace_flows or []] if packets else []
     return Comparison(
         name=ours.summary["name"],
         transim=t_side,
@@ -157,7 +167,19 @@ def compare_ns3(
         ns3_version=theirs["ns3"],
         ns3_wall=theirs["wall"],
         ns3_events=theirs["events"],
+        send_orders=orders,
     )
+
+
+def _send_order(i: int, ours: Result, theirs: dict[str, Any]) -> SendOrder:
+    """Flow ``i``'s data transmissions on both sides: transim's are its sender's send
+    events (kind 0) that carry data."""
+    pt = ours.packet_trace
+    assert pt is not None
+    mine = (pt["kind"] == 0) & (pt["flow"] == i) & (pt["from_sender"] == 1) & (pt["len"] > 0)
+    sent = list(zip(pt["t"][mine].tolist(), pt["seq"][mine].tolist(), strict=True))
+    other = [(float(t), int(q)) for t, q in theirs["flows"][i]["sent"]]
+    return SendOrder(i, int(ours.flows[i]["mss"]), sent, other)
 
 
 def plot_cwnd_pair(c: Comparison, path: Path) -> Path:

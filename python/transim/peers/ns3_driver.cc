@@ -12,7 +12,8 @@
 //        key=value ...   (mss sack ts ws rcvbuf sndbuf iw ssthresh delack_count
 //                         delack_timeout nodelay lt dupthresh minrto connrto clockgran pacing)
 //   drop <a> <b> <flow> <segment> <transmission>   (scripted drop on the wire a->b)
-//   trace <i>                                      (record flow i's cwnd, ssthresh, RTTs)
+//   trace <i>                                      (record flow i's cwnd, ssthresh, RTTs and
+//                                                   each data segment's send time and seq)
 //
 // Every device queue is the drop-tail queue the spec names (the traffic-control layer is
 // removed), losses happen at the receiving device (ns-3's usual ReceiveErrorModel place), and
@@ -137,6 +138,7 @@ struct Flow
     std::vector<std::pair<double, uint32_t>> ssthresh;
     std::vector<std::pair<double, double>> srtt;    // smoothed RTT (s)
     std::vector<std::pair<double, double>> lastRtt; // the RTT sample (s)
+    std::vector<std::pair<double, uint32_t>> sent;  // each data segment's (time, seq)
 };
 
 std::vector<Flow> flows;
@@ -199,6 +201,10 @@ OnTx(Flow* f, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
     }
     f->dataSegments++;
     uint32_t seq = h.GetSequenceNumber().GetValue();
+    if (f->traced)
+    {
+        f->sent.emplace_back(SimNow(), seq);
+    }
     if (seq + p->GetSize() <= f->highest)
     {
         f->retransmissions++;
@@ -562,6 +568,8 @@ main(int argc, char** argv)
         PrintSeries(f.srtt, "%.9f");
         std::printf("], \"last_rtt\": [");
         PrintSeries(f.lastRtt, "%.9f");
+        std::printf("], \"sent\": [");
+        PrintSeries(f.sent, "%u");
         std::printf("]}");
     }
     std::printf("],\n \"links\": [");
