@@ -62,10 +62,14 @@ fn tcp() -> impl Strategy<Value = Value> {
         prop::sample::select(vec![100u32, 536, 1460]),
         prop::sample::select(vec![1u32, 2, 10]),
         any::<bool>(),
+        prop::sample::select(vec![None, Some(0u32), Some(1), Some(3)]),
     )
-        .prop_map(|(cc, rec, profile, pacing, mss, iw, prr)| {
+        .prop_map(|(cc, rec, profile, pacing, mss, iw, prr, quickacks)| {
             let mut t = json!({"cc": cc, "recovery": rec, "profile": profile, "pacing": pacing,
                    "mss": mss, "initial_window": iw});
+            if let Some(q) = quickacks {
+                t["quickacks"] = json!(q);
+            }
             // PRR where it applies, and said to be off elsewhere, so that a flow's table
             // does not inherit it from the scenario's with another recovery (the refusal
             // has its own test).

@@ -291,6 +291,43 @@ fn linux_quickack_then_delayed() {
     assert_eq!(ack_time(3001), arrivals[2].0 + 40 * MS);
 }
 
+/// `quickacks` with delayed ACKs "on" (as ns-3, which acknowledges the first data segment
+/// of a connection at once): the first `quickacks` segments are acknowledged on arrival,
+/// then every second. Without it the pairs start at the first segment.
+#[test]
+fn quickacks_with_every_second_segment() {
+    let acks = |quickacks: Option<u32>| {
+        let mut tcp = json!({"delayed_ack": "on", "initial_window": 4});
+        if let Some(q) = quickacks {
+            tcp["quickacks"] = json!(q);
+        }
+        let out = run(two_node(
+            "5s",
+            tcp,
+            json!({"kind": "finite", "bytes": 4000}),
+            json!({}),
+        ));
+        let pt = out.packet_trace.unwrap();
+        let arrivals: Vec<u64> = data_arrivals(&pt).iter().map(|a| a.0).collect();
+        let sent: Vec<(u64, u64)> = rows(&pt, |i| {
+            pt.kind[i] == 0 && pt.from_sender[i] == 0 && pt.ack[i] > 1
+        })
+        .into_iter()
+        .map(|i| (ns(pt.t[i]), pt.ack[i]))
+        .collect();
+        (arrivals, sent)
+    };
+    // (The fourth segment carries the FIN, which is acknowledged at once either way.)
+    let (arrivals, sent) = acks(Some(1));
+    assert_eq!(&sent[..2], &[(arrivals[0], 1001), (arrivals[2], 3001)]);
+    let (arrivals, sent) = acks(None);
+    assert_eq!(sent[0], (arrivals[1], 2001));
+    assert!(
+        sent.iter().all(|&(_, ack)| ack != 1001 && ack != 3001),
+        "{sent:?}"
+    );
+}
+
 /// "Drop packet number i on this link": on A→B the SYN is packet 1, the handshake ACK
 /// packet 2, the first data segment packet 3. Dropping packet 3 removes exactly segment 1's
 /// first transmission.

@@ -193,6 +193,17 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
         count, timeout = 1, 0.2
     elif d["kind"] == "every":
         count, timeout = d["count"], d["timeout"]
+        if d["quickacks"] > 1:
+            raise _refuse(
+                f"{path}.quickacks",
+                f"got {d['quickacks']}; ns-3 acknowledges only the first data segment at once "
+                "(quickacks = 1)",
+            )
+        if d["quickacks"] == 0 and count > 1:
+            notes.append(
+                f"{path}: ns-3 acknowledges the first data segment at once, transim's receiver "
+                "waits for the second (tcp.quickacks = 1 does as ns-3)"
+            )
     else:
         count, timeout = 2, d["timeout"]
         notes.append(f"{path}: Linux's quick-ACK/delayed-ACK heuristics become ns-3's every 2nd")

@@ -107,8 +107,13 @@ pub fn describe(sc: &Scenario) -> Result<Value, ScenarioError> {
 fn tcp_options(c: &TcpConfig) -> Value {
     let delayed_ack = match c.delayed_ack {
         DelayedAck::Off => json!({"kind": "off"}),
-        DelayedAck::Every { count, timeout } => {
-            json!({"kind": "every", "count": count, "timeout": seconds(timeout)})
+        DelayedAck::Every {
+            count,
+            timeout,
+            quickacks,
+        } => {
+            json!({"kind": "every", "count": count, "timeout": seconds(timeout),
+                   "quickacks": quickacks})
         }
         DelayedAck::Linux { timeout, .. } => {
             json!({"kind": "linux", "timeout": seconds(timeout)})

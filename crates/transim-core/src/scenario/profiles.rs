@@ -114,13 +114,19 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             _ => 2,
         } * mss as u64,
     );
-    let quickacks = spec
-        .quickacks
-        .unwrap_or_else(|| (initial_rcv_wnd / (2 * mss as u64)).clamp(2, 16) as u32);
     let delayed_ack = match policy {
         DelayedAckSpec::Off => DelayedAck::Off,
-        DelayedAckSpec::On => DelayedAck::Every { count, timeout },
-        DelayedAckSpec::Linux => DelayedAck::Linux { timeout, quickacks },
+        DelayedAckSpec::On => DelayedAck::Every {
+            count,
+            timeout,
+            quickacks: spec.quickacks.unwrap_or(0),
+        },
+        DelayedAckSpec::Linux => DelayedAck::Linux {
+            timeout,
+            quickacks: spec
+                .quickacks
+                .unwrap_or_else(|| (initial_rcv_wnd / (2 * mss as u64)).clamp(2, 16) as u32),
+        },
     };
     let mut dupthresh = spec.dupthresh.unwrap_or(3);
     if dupthresh == 0 {

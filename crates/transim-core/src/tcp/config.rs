@@ -59,6 +59,9 @@ pub enum DelayedAck {
         count: u32,
         /// Delayed-ACK timer.
         timeout: Time,
+        /// Data segments acknowledged at once at connection start (0 unless the scenario
+        /// sets `quickacks`; ns-3 acknowledges the first at once, as 1 does).
+        quickacks: u32,
     },
     /// Linux: quick-ACK the first segments, then ACK when more than one full segment is
     /// unacknowledged, or when the timer expires.

@@ -156,8 +156,8 @@ impl TcpReceiver {
     pub fn new(cfg: impl Into<Arc<TcpConfig>>, flow: u32, node: u32, peer: u32) -> Self {
         let cfg: Arc<TcpConfig> = cfg.into();
         let quickacks_left = match cfg.delayed_ack {
-            DelayedAck::Linux { quickacks, .. } => quickacks,
-            _ => 0,
+            DelayedAck::Linux { quickacks, .. } | DelayedAck::Every { quickacks, .. } => quickacks,
+            DelayedAck::Off => 0,
         };
         let ns2_sacker = (cfg.sack && cfg.sack_option_ns2).then(Default::default);
         TcpReceiver {
@@ -514,7 +514,11 @@ impl TcpReceiver {
     fn ack_now_by_policy(&mut self, len: u64, ctx: &mut Ctx) -> bool {
         match self.cfg.delayed_ack {
             DelayedAck::Off => true,
-            DelayedAck::Every { count, timeout } => {
+            DelayedAck::Every { count, timeout, .. } => {
+                if self.quickacks_left > 0 {
+                    self.quickacks_left -= 1;
+                    return true;
+                }
                 self.unacked_segments += 1;
                 if self.unacked_segments >= count {
                     return true;
