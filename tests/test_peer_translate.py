@@ -65,6 +65,14 @@ def test_scripted_segment_drops_and_prr() -> None:
     assert "ns3::TcpPrrRecovery" in t.spec
 
 
+def test_two_bytes_of_overhead_on_every_link_is_ns3s_ppp_header() -> None:
+    doc = b1()
+    doc["topology"]["bottleneck"]["overhead"] = 2
+    assert any("PPP header" in n for n in translate(doc).notes)  # the access links have none
+    doc["topology"]["access"]["overhead"] = 2
+    assert not any("PPP header" in n for n in translate(doc).notes)
+
+
 def test_the_first_data_segments_ack_is_noted_unless_quickacks_is_1() -> None:
     doc = b1()
     doc["tcp"]["delayed_ack"] = "on"
@@ -112,6 +120,7 @@ def test_each_flow_recovers_as_its_tcp_prr_says() -> None:
         ),
         ({"topology.bottleneck.reverse": {"delay": "10ms"}}, "link r1->r2", "delays"),
         ({"topology.ecmp": True}, "topology.ecmp", "ECMP"),
+        ({"topology.bottleneck.overhead": 3}, "link r1->r2 overhead", "2-byte PPP header"),
         ({"tcp.delayed_ack": "on", "tcp.quickacks": 2}, "tcp.quickacks", "only the first"),
         ({"flows[0].protocol": "sctp"}, "flows[0].protocol", "SCTP"),
         ({"flows[0].app": {"kind": "writes", "sizes": [100]}}, "flows[0].app.kind", "'writes'"),

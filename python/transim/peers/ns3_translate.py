@@ -44,10 +44,13 @@ CC = {
 RECOVERY = {"newreno": False, "rfc6675": True}
 NS3_RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 
+#: The header ns-3's point-to-point devices put on every packet (PPP's protocol field).
+PPP_BYTES = 2
+
 PPP_NOTE = (
     "ns-3's point-to-point devices add a 2-byte PPP header to every packet (0.13 % more "
     "transmission time at 1,500 bytes, 5 % for a 40-byte ACK); transim's links carry IP "
-    "packets with no framing (overhead = 0)"
+    "packets with no framing (overhead = 0; overhead = 2 on every link does as ns-3)"
 )
 
 
@@ -140,8 +143,12 @@ def _check_direction(d: dict[str, Any]) -> None:
         raise _refuse(
             f"{where} qdisc", f"got {d['qdisc']!r}; the translator carries drop-tail queues only"
         )
-    if d["overhead"]:
-        raise _refuse(f"{where} overhead", "per-packet link overhead bytes")
+    if d["overhead"] not in (0, PPP_BYTES):
+        raise _refuse(
+            f"{where} overhead",
+            f"got {d['overhead']} bytes; ns-3's point-to-point devices frame every packet with "
+            f"the {PPP_BYTES}-byte PPP header (overhead = {PPP_BYTES}, or 0 to leave it out)",
+        )
     if d["down"]:
         raise _refuse(f"{where} down", "link outages")
     if d["loss"] and d["loss"]["model"] != "bernoulli":
@@ -254,7 +261,7 @@ def translate(
         raise _refuse("topology", "ATM virtual circuits")
     if d["host_processing"]:
         raise _refuse("topology", "host processing times")
-    notes = [PPP_NOTE]
+    notes = [PPP_NOTE] if any(ln["overhead"] != PPP_BYTES for ln in d["links"]) else []
     lines = [f"duration {d['duration']!r}", f"seed {d['seed']}"]
     mtus = {f["tcp"]["mtu"] for f in d["flows"] if f["tcp"]}
     lines.append(f"mtu {max(mtus | {1500})}")
