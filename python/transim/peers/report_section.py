@@ -17,6 +17,10 @@ SINGLE_LOSS = {
     "forward": {"drops": {"segments": [{"segment": 30}]}},
 }
 
+#: ns-3's framing and first ACK in transim: its 2-byte PPP header on every link, and the first
+#: data segment acknowledged at once.
+AS_NS3 = ["topology.access.overhead=2", "topology.bottleneck.overhead=2", "tcp.quickacks=1"]
+
 
 def _row(path: str, cc: str, c: Comparison) -> str:
     a, b = c.transim.totals, c.ns3.totals
@@ -45,6 +49,13 @@ def cross_validation(out: Path, scale: str) -> str:
         lines.append(_row(path, "reno", compare_ns3(base(), PATHS[path], ns3=ns3)))
     for cc in CCS[1:]:
         lines.append(_row("clean", cc, compare_ns3(base(), [f"tcp.cc={cc}"], ns3=ns3)))
+    orders = [
+        f"- {path}: "
+        + compare_ns3(base(), PATHS[path] + AS_NS3, trace_flows=[0], ns3=ns3, send_order=True)
+        .send_orders[0]
+        .describe()
+        for path in ("clean", "long-rtt")
+    ]
     doc = base()
     doc["duration"] = "3s"
     doc["tcp"].update(recovery="newreno", sack=False)
@@ -57,6 +68,13 @@ def cross_validation(out: Path, scale: str) -> str:
             '(`halving_base = "pipe"`) and restarting the retransmission timer on the first '
             'partial ACK only, as ns-3 does (`partial_ack_timer = "impatient"`).',
             "\n".join(lines),
+            "Segment by segment (reno with RFC 6675 recovery), with ns-3's 2-byte PPP header and its "
+            "immediate ACK of the first data segment in transim too (`overhead = 2`, "
+            "`quickacks = 1`): every data segment each sender put on the wire, in order.",
+            "\n".join(orders),
+            "Both stop agreeing at the same place: ns-3 grows cwnd on the ACK that ends fast "
+            "recovery (`ProcessAck` calls `IncreaseWindow` after `ExitRecovery`), which RFC 6675 "
+            "and transim do not, and a later segment leaves one ACK earlier.",
             "One drop of segment 30 (NewReno, no SACK): both simulators' cwnd. Up to the loss "
             "the steps are the same; ns-3 then halves the pipe (12 segments) where transim "
             "halves FlightSize per RFC 5681 (13.5), and ns-3's trace hides the inflated window "
