@@ -68,8 +68,8 @@ def cross_validation(out: Path, scale: str) -> str:
             '(`halving_base = "pipe"`) and restarting the retransmission timer on the first '
             'partial ACK only, as ns-3 does (`partial_ack_timer = "impatient"`).',
             "\n".join(lines),
-            "Segment by segment (reno with RFC 6675 recovery), with ns-3's 2-byte PPP header and its "
-            "immediate ACK of the first data segment in transim too (`overhead = 2`, "
+            "Segment by segment (reno with RFC 6675 recovery), with ns-3's 2-byte PPP header "
+            "and its immediate ACK of the first data segment in transim too (`overhead = 2`, "
             "`quickacks = 1`): every data segment each sender put on the wire, in order.",
             "\n".join(orders),
             "Both stop agreeing at the same place: ns-3 grows cwnd on the ACK that ends fast "
