@@ -63,19 +63,26 @@ fn tcp() -> impl Strategy<Value = Value> {
         prop::sample::select(vec![1u32, 2, 10]),
         any::<bool>(),
         prop::sample::select(vec![None, Some(0u32), Some(1), Some(3)]),
+        any::<bool>(),
     )
-        .prop_map(|(cc, rec, profile, pacing, mss, iw, prr, quickacks)| {
-            let mut t = json!({"cc": cc, "recovery": rec, "profile": profile, "pacing": pacing,
+        .prop_map(
+            |(cc, rec, profile, pacing, mss, iw, prr, quickacks, grow)| {
+                let mut t = json!({"cc": cc, "recovery": rec, "profile": profile, "pacing": pacing,
                    "mss": mss, "initial_window": iw});
-            if let Some(q) = quickacks {
-                t["quickacks"] = json!(q);
-            }
-            // PRR where it applies, and said to be off elsewhere, so that a flow's table
-            // does not inherit it from the scenario's with another recovery (the refusal
-            // has its own test).
-            t["prr"] = json!(prr && matches!(rec, "rfc6675" | "rack-tlp"));
-            t
-        })
+                if let Some(q) = quickacks {
+                    t["quickacks"] = json!(q);
+                }
+                // PRR where it applies, and said to be off elsewhere, so that a flow's table
+                // does not inherit it from the scenario's with another recovery (the refusal
+                // has its own test).
+                t["prr"] = json!(prr && matches!(rec, "rfc6675" | "rack-tlp"));
+                // ns-3's growth on leaving recovery, where SACK recovery runs (refused elsewhere).
+                if grow && matches!(rec, "rfc6675" | "rack-tlp" | "sack1" | "sackplus") {
+                    t["grow_on_exit"] = json!(true);
+                }
+                t
+            },
+        )
 }
 
 fn app() -> impl Strategy<Value = Value> {

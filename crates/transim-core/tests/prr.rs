@@ -156,3 +156,42 @@ fn prr_slow_starts_after_a_burst_of_losses() {
     expected.extend([k(19), k(20)]);
     assert_eq!(rfc, expected);
 }
+
+/// `grow_on_exit` (ns-3's rule): the ACK that ends recovery (65.436 ms, above) sets cwnd to
+/// ssthresh = 10,000 bytes and then grows it by Reno's step, MSS²/cwnd = 100 bytes. RFC 6675
+/// (the default) leaves it at 10,000 until the next ACK.
+#[test]
+fn grow_on_exit_takes_one_congestion_avoidance_step_on_the_exit_ack() {
+    let cwnd_after_exit = |grow: bool| {
+        let mut out = run(two_node(
+            "10s",
+            json!({"initial_window": 20, "recovery": "rfc6675", "grow_on_exit": grow}),
+            json!({"kind": "finite", "bytes": 40_000}),
+            json!({"drops": {"segments": [{"segment": 1, "transmission": 1}]}}),
+        ));
+        let tr = out.flow_traces[0].take().expect("flow trace").tcp().clone();
+        let at = (0..tr.t.len())
+            .rfind(|&i| ns(tr.t[i]) == 65_436 * US)
+            .expect("a trace row at the exit ACK");
+        tr.cwnd[at]
+    };
+    assert_eq!(cwnd_after_exit(false), 10_000.0);
+    assert_eq!(cwnd_after_exit(true), 10_100.0);
+}
+
+#[test]
+fn grow_on_exit_is_refused_without_sack_recovery() {
+    let err = transim_core::run_value(two_node(
+        "1s",
+        json!({"recovery": "newreno", "grow_on_exit": true}),
+        json!({"kind": "bulk"}),
+        json!({}),
+    ))
+    .err()
+    .expect("refused");
+    let text = err.to_string();
+    assert!(
+        text.contains("tcp.grow_on_exit") && text.contains("SACK recovery"),
+        "{text}"
+    );
+}

@@ -214,6 +214,11 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
     else:
         count, timeout = 2, d["timeout"]
         notes.append(f"{path}: Linux's quick-ACK/delayed-ACK heuristics become ns-3's every 2nd")
+    if t["sack"] and not t["grow_on_exit"]:
+        notes.append(
+            f"{path}: ns-3 grows cwnd on the ACK that ends fast recovery, after setting it to "
+            "ssthresh; RFC 6675 and transim do not (tcp.grow_on_exit = true does as ns-3)"
+        )
     if t["initial_window_bytes"] % t["mss"]:
         raise _refuse(f"{path}.initial_window", "an initial window that is not whole segments")
     if abs(t["rto_max"] - 60) > 1e-6:

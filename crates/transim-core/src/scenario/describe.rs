@@ -143,6 +143,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "max_cwnd": c.max_cwnd,
         "cwnd_in_packets": matches!(c.cwnd_unit, crate::tcp::config::CwndUnit::Packets),
         "halving_base": format!("{:?}", c.halving_base).to_lowercase(),
+        "grow_on_exit": c.grow_on_exit,
         "delayed_ack": delayed_ack,
         "nagle": format!("{:?}", c.nagle).to_lowercase(),
         "packetization": format!("{:?}", c.packetization).to_lowercase(),

@@ -385,6 +385,16 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             PartialAckTimerSpec::Impatient => PartialAckTimer::Impatient,
             PartialAckTimerSpec::SlowButSteady => PartialAckTimer::SlowButSteady,
         },
+        grow_on_exit: match spec.grow_on_exit {
+            Some(true) if !recovery.uses_sack() => {
+                return Err(ScenarioError::new(
+                    format!("{path}.grow_on_exit"),
+                    "applies to SACK recovery (rfc6675, rack-tlp, sack1, sackplus); \
+                     set recovery to one of them or leave grow_on_exit out",
+                ))
+            }
+            g => g.unwrap_or(false),
+        },
         sackplus_detect_once: spec.sackplus_detect == Some(SackPlusDetectSpec::Once),
         sack_option_ns2,
         maxburst: match spec.maxburst {

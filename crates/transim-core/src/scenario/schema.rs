@@ -991,6 +991,10 @@ pub struct TcpSpec {
     /// NewReno: "impatient" (RFC 6582) or "slow_but_steady" (ns-2).
     #[serde(default)]
     pub partial_ack_timer: Option<PartialAckTimerSpec>,
+    /// SACK recovery: congestion control also grows cwnd on the ACK that ends recovery, right
+    /// after cwnd is set to ssthresh (ns-3's rule; RFC 6675 does not). Default false.
+    #[serde(default)]
+    pub grow_on_exit: Option<bool>,
     /// SackPlus: detect a hole's lost retransmission "every" time (default) or "once" per
     /// recovery episode.
     #[serde(default)]
@@ -1096,6 +1100,7 @@ impl TcpSpec {
             ecn,
             ecn_all_packets,
             partial_ack_timer,
+            grow_on_exit,
             sackplus_detect,
             sack_option,
             maxburst,

@@ -185,6 +185,9 @@ pub struct TcpConfig {
     pub ful: Option<super::ful::FulConfig>,
     /// NewReno's timer rule on partial ACKs.
     pub partial_ack_timer: PartialAckTimer,
+    /// SACK recovery: congestion control also grows cwnd on the ACK that ends recovery
+    /// (ns-3's `ProcessAck`; RFC 6675 leaves cwnd at ssthresh there).
+    pub grow_on_exit: bool,
     /// SackPlus: detect a hole's lost retransmission only once per episode.
     pub sackplus_detect_once: bool,
     /// SACK blocks add 8 bytes each and nothing else (ns-2), not RFC 2018's 4 + 8n.

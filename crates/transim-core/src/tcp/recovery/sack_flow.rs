@@ -24,6 +24,9 @@ pub(crate) fn on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mu
                 // Everything outstanding at the fast retransmit is acknowledged.
                 s.in_recovery = false;
                 R::exit(s);
+                if s.cfg.grow_on_exit && !s.cc.owns_window() {
+                    s.cc.on_ack(&mut s.win, &info);
+                }
                 if !s.finish_ack(true, ctx) {
                     s.try_send(ctx);
                 }
