@@ -158,6 +158,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             trace_flows=flows,
             ns3_recovery=args.ns3_recovery,
             send_order=args.send_order,
+            as_ns3=args.as_ns3,
         )
     except Ns3Unavailable as e:
         print(f"error: {e}", file=sys.stderr)
@@ -453,6 +454,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="ns-3's recovery for every flow: classic (like transim's NewReno / RFC 6675) or "
         "prr (ns-3's default); by default each flow's tcp.prr decides",
+    )
+    cp.add_argument(
+        "--as-ns3",
+        action="store_true",
+        help="set ns-3's conventions in transim first (halving the pipe, the impatient timer, "
+        "the first data segment ACKed at once, growth on leaving SACK recovery, a 2-byte PPP "
+        "header on every link), so that what differs is the models",
     )
     cp.add_argument(
         "--send-order",

@@ -320,3 +320,13 @@ def test_with_ns3s_conventions_the_same_segments_leave_at_the_same_times(
         scenario(), PATHS[path] + AS_NS3[:3], trace_flows=[0], ns3=ns3, send_order=True
     ).send_orders[0]
     assert 100 < (early.first_difference() or 0) < len(o.transim), early.describe()
+
+
+def test_as_ns3_sets_the_same_conventions(ns3) -> None:  # noqa: ANN001
+    """``compare_ns3(..., as_ns3=True)`` (``--as-ns3``) sets those conventions by itself: on
+    the shallow path the runs are the same segment by segment, and the notes say what was
+    set."""
+    c = compare_ns3(scenario(), PATHS["shallow"], trace_flows=[0], ns3=ns3, send_order=True,
+                    as_ns3=True)  # fmt: skip
+    assert c.send_orders[0].first_difference() is None, c.send_orders[0].describe()
+    assert c.notes and c.notes[0].startswith("transim set to ns-3's conventions"), c.notes

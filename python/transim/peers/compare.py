@@ -9,6 +9,7 @@ from typing import Any
 from .. import run
 from ..result import Result
 from ..scenario import ScenarioLike, prepare
+from .conventions import SUMMARY, with_ns3_conventions
 from .ns3 import Ns3Install, find_ns3, run_ns3
 from .ns3_translate import translate
 from .send_order import SendOrder
@@ -110,11 +111,15 @@ def compare_ns3(
     ns3: Ns3Install | None = None,
     ns3_recovery: str | None = None,
     send_order: bool = False,
+    as_ns3: bool = False,
 ) -> Comparison:
     """Run ``scenario`` in both simulators; ``trace_flows`` get their cwnd recorded, and
     with ``send_order`` their data transmissions too (:class:`SendOrder`, from transim's
-    packet trace of those flows only)."""
+    packet trace of those flows only). With ``as_ns3`` transim takes ns-3's conventions
+    (:func:`with_ns3_conventions`) before both run."""
     doc, _ = prepare(scenario, overrides)
+    if as_ns3:
+        doc = with_ns3_conventions(doc)
     tr = translate(doc, trace_flows, ns3_recovery)
     ns3 = ns3 or find_ns3()
     theirs = run_ns3(tr.spec, ns3)
@@ -163,7 +168,7 @@ def compare_ns3(
         transim=t_side,
         ns3=n_side,
         queue_link=qlink,
-        notes=tr.notes,
+        notes=([SUMMARY] if as_ns3 else []) + tr.notes,
         ns3_version=theirs["ns3"],
         ns3_wall=theirs["wall"],
         ns3_events=theirs["events"],
