@@ -76,9 +76,9 @@ def test_two_bytes_of_overhead_on_every_link_is_ns3s_ppp_header() -> None:
 def test_the_growth_on_leaving_recovery_is_noted_unless_grow_on_exit() -> None:
     doc = b1()
     doc["tcp"].update(recovery="rfc6675", sack=True)
-    assert any("ends fast recovery" in n for n in translate(doc).notes)
+    assert any("leaves fast recovery" in n for n in translate(doc).notes)
     doc["tcp"]["grow_on_exit"] = True
-    assert not any("ends fast recovery" in n for n in translate(doc).notes)
+    assert not any("leaves fast recovery" in n for n in translate(doc).notes)
 
 
 def test_the_first_data_segments_ack_is_noted_unless_quickacks_is_1() -> None:

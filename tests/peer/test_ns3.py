@@ -330,3 +330,17 @@ def test_as_ns3_sets_the_same_conventions(ns3) -> None:  # noqa: ANN001
                     as_ns3=True)  # fmt: skip
     assert c.send_orders[0].first_difference() is None, c.send_orders[0].describe()
     assert c.notes and c.notes[0].startswith("transim set to ns-3's conventions"), c.notes
+
+
+def test_as_ns3_newreno_without_sack_sends_the_same_segments(ns3) -> None:  # noqa: ANN001
+    """NewReno without SACK with ``as_ns3``: the report's single loss (segment 30 dropped, 3 s)
+    and the shallow path's 60 s are the same segment by segment; ``grow_on_exit`` there takes
+    ns-3's exit (cwnd = ssthresh, RFC 6582's other option, and growth on the same ACK)."""
+    single = tomllib.loads(BASE)
+    single["duration"] = "3s"
+    single["topology"]["bottleneck"] = SINGLE_LOSS
+    newreno = ["tcp.recovery=newreno", "tcp.sack=false"]
+    for doc, sets in ((single, newreno), (scenario(), PATHS["shallow"] + newreno)):
+        c = compare_ns3(doc, sets, trace_flows=[0], ns3=ns3, send_order=True, as_ns3=True)
+        o = c.send_orders[0]
+        assert o.first_difference() is None and len(o.transim) > 1_000, o.describe()

@@ -76,8 +76,14 @@ fn tcp() -> impl Strategy<Value = Value> {
                 // does not inherit it from the scenario's with another recovery (the refusal
                 // has its own test).
                 t["prr"] = json!(prr && matches!(rec, "rfc6675" | "rack-tlp"));
-                // ns-3's growth on leaving recovery, where SACK recovery runs (refused elsewhere).
-                if grow && matches!(rec, "rfc6675" | "rack-tlp" | "sack1" | "sackplus") {
+                // ns-3's way of leaving recovery, where it applies (refused elsewhere).
+                if grow
+                    && profile != "ns2"
+                    && matches!(
+                        rec,
+                        "rfc6675" | "rack-tlp" | "sack1" | "sackplus" | "newreno"
+                    )
+                {
                     t["grow_on_exit"] = json!(true);
                 }
                 t

@@ -180,10 +180,10 @@ fn grow_on_exit_takes_one_congestion_avoidance_step_on_the_exit_ack() {
 }
 
 #[test]
-fn grow_on_exit_is_refused_without_sack_recovery() {
+fn grow_on_exit_is_refused_with_reno_recovery() {
     let err = transim_core::run_value(two_node(
         "1s",
-        json!({"recovery": "newreno", "grow_on_exit": true}),
+        json!({"recovery": "reno", "grow_on_exit": true}),
         json!({"kind": "bulk"}),
         json!({}),
     ))
@@ -192,6 +192,50 @@ fn grow_on_exit_is_refused_without_sack_recovery() {
     let text = err.to_string();
     assert!(
         text.contains("tcp.grow_on_exit") && text.contains("SACK recovery"),
+        "{text}"
+    );
+}
+
+/// `grow_on_exit` with NewReno: the same loss as above, without SACK (so the ACKs are 12
+/// bytes shorter and the exit ACK, 20,001, is back at 65.416 ms). NewReno's inflated window
+/// (ssthresh + 3 segments, + 1 for each of the 16 further duplicates: 29 segments) sends new
+/// segments up to byte 29,000 during the episode, so at the exit 9,000 bytes are in flight
+/// and RFC 6582's first option sets cwnd = min(ssthresh, 9,000 + MSS) = 10,000. ns-3's rule
+/// takes ssthresh, 10,000, and grows it by MSS²/cwnd to 10,100.
+#[test]
+fn grow_on_exit_with_newreno_leaves_recovery_as_ns3() {
+    let exit = |grow: bool| {
+        let mut out = run(two_node(
+            "10s",
+            json!({"initial_window": 20, "recovery": "newreno", "grow_on_exit": grow}),
+            json!({"kind": "finite", "bytes": 40_000}),
+            json!({"drops": {"segments": [{"segment": 1, "transmission": 1}]}}),
+        ));
+        let pt = out.packet_trace.take().unwrap();
+        let at = acks_at_sender(&pt, 20_001)[0];
+        let tr = out.flow_traces[0].take().expect("flow trace").tcp().clone();
+        let row = (0..tr.t.len())
+            .rfind(|&i| ns(tr.t[i]) == at)
+            .expect("a trace row at the exit ACK");
+        (at, tr.cwnd[row])
+    };
+    assert_eq!(exit(false), (65_416 * US, 10_000.0));
+    assert_eq!(exit(true), (65_416 * US, 10_100.0));
+}
+
+#[test]
+fn grow_on_exit_is_refused_with_ns2_arithmetic() {
+    let err = transim_core::run_value(two_node(
+        "1s",
+        json!({"recovery": "newreno", "cwnd_unit": "ns2", "grow_on_exit": true}),
+        json!({"kind": "bulk"}),
+        json!({}),
+    ))
+    .err()
+    .expect("refused");
+    let text = err.to_string();
+    assert!(
+        text.contains("tcp.grow_on_exit") && text.contains("ns2"),
         "{text}"
     );
 }

@@ -4,7 +4,7 @@ Where ns-3 departs from the RFCs, or from transim's defaults, in ways a scenario
 this sets transim the same way, so that what is left between the two simulators is their
 models: ns-3 halves the pipe rather than FlightSize, restarts the retransmission timer on the
 first partial ACK only, acknowledges the first data segment at once, grows cwnd on the ACK
-that ends SACK recovery, and frames every packet with a 2-byte PPP header. On the
+that ends fast recovery, and frames every packet with a 2-byte PPP header. On the
 cross-validation grid's deterministic paths, with all five, the two send the same segments at
 the same times (README, "Cross-validation against ns-3").
 """
@@ -30,8 +30,8 @@ NS3_TCP: dict[str, Any] = {
 #: What ``with_ns3_conventions`` sets, for the comparison's notes.
 SUMMARY = (
     'transim set to ns-3\'s conventions: halving_base = "pipe", partial_ack_timer = '
-    '"impatient", quickacks = 1, grow_on_exit = true (SACK recovery), overhead = 2 on every '
-    "link"
+    '"impatient", quickacks = 1, grow_on_exit = true (SACK recovery and NewReno), overhead = '
+    "2 on every link"
 )
 
 _FLOW_GROW = re.compile(r"flows\[(\d+)\]\.tcp\.grow_on_exit")
@@ -77,7 +77,7 @@ def _set_tcp(doc: dict[str, Any]) -> None:
         f["tcp"] for f in flows if isinstance(f.get("tcp"), dict)
     ]:
         t.update(NS3_TCP)
-    # grow_on_exit applies to SACK recovery only: ask for it everywhere, then take it back
+    # grow_on_exit applies to SACK recovery and NewReno: ask for it everywhere, then take it back
     # where the engine says a flow recovers otherwise.
     doc["tcp"]["grow_on_exit"] = True
     for _ in range(len(doc.get("flows") or []) + 2):

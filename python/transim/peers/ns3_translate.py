@@ -214,10 +214,10 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
     else:
         count, timeout = 2, d["timeout"]
         notes.append(f"{path}: Linux's quick-ACK/delayed-ACK heuristics become ns-3's every 2nd")
-    if t["sack"] and not t["grow_on_exit"]:
+    if not t["grow_on_exit"]:
         notes.append(
-            f"{path}: ns-3 grows cwnd on the ACK that ends fast recovery, after setting it to "
-            "ssthresh; RFC 6675 and transim do not (tcp.grow_on_exit = true does as ns-3)"
+            f"{path}: ns-3 leaves fast recovery with cwnd = ssthresh and grows it on that same "
+            "ACK; transim follows RFC 6675 / RFC 6582 (tcp.grow_on_exit = true does as ns-3)"
         )
     if t["initial_window_bytes"] % t["mss"]:
         raise _refuse(f"{path}.initial_window", "an initial window that is not whole segments")

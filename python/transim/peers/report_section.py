@@ -67,6 +67,7 @@ def cross_validation(out: Path, scale: str) -> str:
     doc["topology"]["bottleneck"] = SINGLE_LOSS
     single = compare_ns3(doc, [], trace_flows=[0], ns3=ns3)
     plot_cwnd_pair(single, out / "single_loss_cwnd.png")
+    alike = compare_ns3(doc, [], trace_flows=[0], ns3=ns3, send_order=True, as_ns3=True)
     return "\n\n".join(
         [
             f"{ns3.describe()}; each run 60 s, SACK on in both, transim halving ns-3's way "
@@ -84,6 +85,9 @@ def cross_validation(out: Path, scale: str) -> str:
             "halves FlightSize per RFC 5681 (13.5), and ns-3's trace hides the inflated window "
             "of fast recovery.",
             "![single loss](cross-validation/single_loss_cwnd.png)",
+            "The same case with ns-3's conventions set in transim (`--as-ns3`: also "
+            "`grow_on_exit`, which for NewReno takes ns-3's exit, cwnd = ssthresh and growth "
+            f"on the same ACK): {alike.send_orders[0].describe()}.",
             "The causes of the differences (ns-3's smoothed RTT handed to congestion control, "
             "its halving of the pipe, Hybla's and Veno's counters) are in the README's "
             '"Cross-validation against ns-3" and tests/peer/cases.py.',

@@ -386,11 +386,18 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             PartialAckTimerSpec::SlowButSteady => PartialAckTimer::SlowButSteady,
         },
         grow_on_exit: match spec.grow_on_exit {
-            Some(true) if !recovery.uses_sack() => {
+            Some(true) if !recovery.uses_sack() && recovery != Recovery::NewReno => {
                 return Err(ScenarioError::new(
                     format!("{path}.grow_on_exit"),
-                    "applies to SACK recovery (rfc6675, rack-tlp, sack1, sackplus); \
-                     set recovery to one of them or leave grow_on_exit out",
+                    "applies to SACK recovery (rfc6675, rack-tlp, sack1, sackplus) and \
+                     newreno; set recovery to one of them or leave grow_on_exit out",
+                ))
+            }
+            Some(true) if cwnd_unit == CwndUnitSpec::Ns2 => {
+                return Err(ScenarioError::new(
+                    format!("{path}.grow_on_exit"),
+                    "is ns-3's rule; ns-2's arithmetic (cwnd_unit = \"ns2\") leaves recovery \
+                     its own way",
                 ))
             }
             g => g.unwrap_or(false),

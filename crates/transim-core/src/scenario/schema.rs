@@ -991,8 +991,9 @@ pub struct TcpSpec {
     /// NewReno: "impatient" (RFC 6582) or "slow_but_steady" (ns-2).
     #[serde(default)]
     pub partial_ack_timer: Option<PartialAckTimerSpec>,
-    /// SACK recovery: congestion control also grows cwnd on the ACK that ends recovery, right
-    /// after cwnd is set to ssthresh (ns-3's rule; RFC 6675 does not). Default false.
+    /// SACK recovery and NewReno: leave recovery as ns-3 does, cwnd = ssthresh and congestion
+    /// control's growth on that same ACK (RFC 6675 does not grow there; RFC 6582's first
+    /// option, transim's default, takes min(ssthresh, FlightSize + MSS)). Default false.
     #[serde(default)]
     pub grow_on_exit: Option<bool>,
     /// SackPlus: detect a hole's lost retransmission "every" time (default) or "once" per

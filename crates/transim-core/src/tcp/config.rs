@@ -185,8 +185,9 @@ pub struct TcpConfig {
     pub ful: Option<super::ful::FulConfig>,
     /// NewReno's timer rule on partial ACKs.
     pub partial_ack_timer: PartialAckTimer,
-    /// SACK recovery: congestion control also grows cwnd on the ACK that ends recovery
-    /// (ns-3's `ProcessAck`; RFC 6675 leaves cwnd at ssthresh there).
+    /// SACK recovery and NewReno: on the ACK that ends recovery cwnd = ssthresh and congestion
+    /// control grows it on that ACK (ns-3's `ProcessAck`; RFC 6675 leaves cwnd at ssthresh
+    /// there, RFC 6582's first option takes min(ssthresh, FlightSize + MSS)).
     pub grow_on_exit: bool,
     /// SackPlus: detect a hole's lost retransmission only once per episode.
     pub sackplus_detect_once: bool,

@@ -51,7 +51,11 @@ impl DupAckRecovery for NewReno {
                 reno::exit_ns2(s, info);
             } else {
                 let flight = s.snd_max - ack;
-                if !owns {
+                if !owns && s.cfg.grow_on_exit {
+                    // ns-3: RFC 6582's other option, cwnd = ssthresh, and growth on this ACK.
+                    s.win.set_cwnd(s.win.ssthresh);
+                    s.cc.on_ack(&mut s.win, info);
+                } else if !owns {
                     s.win.set_cwnd(s.win.ssthresh.min(flight.max(mss) + mss));
                 }
                 s.in_recovery = false;
