@@ -157,85 +157,65 @@ fn prr_slow_starts_after_a_burst_of_losses() {
     assert_eq!(rfc, expected);
 }
 
+/// The exit ACK's arrival (ns) and the cwnd it leaves, on the timeline above (segment 1 of
+/// an initial window of 20 lost) with `recovery` and `grow_on_exit = grow`.
+fn cwnd_after_exit(recovery: &str, grow: bool) -> (u64, f64) {
+    let mut out = run(two_node(
+        "10s",
+        json!({"initial_window": 20, "recovery": recovery, "grow_on_exit": grow}),
+        json!({"kind": "finite", "bytes": 40_000}),
+        json!({"drops": {"segments": [{"segment": 1, "transmission": 1}]}}),
+    ));
+    let pt = out.packet_trace.take().unwrap();
+    let at = acks_at_sender(&pt, 20_001)[0];
+    let tr = out.flow_traces[0].take().expect("flow trace").tcp().clone();
+    let row = (0..tr.t.len())
+        .rfind(|&i| ns(tr.t[i]) == at)
+        .expect("a trace row at the exit ACK");
+    (at, tr.cwnd[row])
+}
+
 /// `grow_on_exit` (ns-3's rule): the ACK that ends recovery (65.436 ms, above) sets cwnd to
 /// ssthresh = 10,000 bytes and then grows it by Reno's step, MSS²/cwnd = 100 bytes. RFC 6675
 /// (the default) leaves it at 10,000 until the next ACK.
 #[test]
 fn grow_on_exit_takes_one_congestion_avoidance_step_on_the_exit_ack() {
-    let cwnd_after_exit = |grow: bool| {
-        let mut out = run(two_node(
-            "10s",
-            json!({"initial_window": 20, "recovery": "rfc6675", "grow_on_exit": grow}),
-            json!({"kind": "finite", "bytes": 40_000}),
-            json!({"drops": {"segments": [{"segment": 1, "transmission": 1}]}}),
-        ));
-        let tr = out.flow_traces[0].take().expect("flow trace").tcp().clone();
-        let at = (0..tr.t.len())
-            .rfind(|&i| ns(tr.t[i]) == 65_436 * US)
-            .expect("a trace row at the exit ACK");
-        tr.cwnd[at]
-    };
-    assert_eq!(cwnd_after_exit(false), 10_000.0);
-    assert_eq!(cwnd_after_exit(true), 10_100.0);
+    assert_eq!(cwnd_after_exit("rfc6675", false), (65_436 * US, 10_000.0));
+    assert_eq!(cwnd_after_exit("rfc6675", true), (65_436 * US, 10_100.0));
 }
 
-#[test]
-fn grow_on_exit_is_refused_with_reno_recovery() {
-    let err = transim_core::run_value(two_node(
-        "1s",
-        json!({"recovery": "reno", "grow_on_exit": true}),
-        json!({"kind": "bulk"}),
-        json!({}),
-    ))
-    .err()
-    .expect("refused");
-    let text = err.to_string();
-    assert!(
-        text.contains("tcp.grow_on_exit") && text.contains("SACK recovery"),
-        "{text}"
-    );
-}
-
-/// `grow_on_exit` with NewReno: the same loss as above, without SACK (so the ACKs are 12
-/// bytes shorter and the exit ACK, 20,001, is back at 65.416 ms). NewReno's inflated window
-/// (ssthresh + 3 segments, + 1 for each of the 16 further duplicates: 29 segments) sends new
-/// segments up to byte 29,000 during the episode, so at the exit 9,000 bytes are in flight
-/// and RFC 6582's first option sets cwnd = min(ssthresh, 9,000 + MSS) = 10,000. ns-3's rule
-/// takes ssthresh, 10,000, and grows it by MSS²/cwnd to 10,100.
+/// `grow_on_exit` with NewReno: the same loss, without SACK (so the ACKs are 12 bytes shorter
+/// and the exit ACK, 20,001, is back at 65.416 ms). NewReno's inflated window (ssthresh + 3
+/// segments, + 1 for each of the 16 further duplicates: 29 segments) sends new segments up
+/// to byte 29,000 during the episode, so at the exit 9,000 bytes are in flight and RFC 6582's
+/// first option sets cwnd = min(ssthresh, 9,000 + MSS) = 10,000. ns-3's rule takes ssthresh,
+/// 10,000, and grows it by MSS²/cwnd to 10,100.
 #[test]
 fn grow_on_exit_with_newreno_leaves_recovery_as_ns3() {
-    let exit = |grow: bool| {
-        let mut out = run(two_node(
-            "10s",
-            json!({"initial_window": 20, "recovery": "newreno", "grow_on_exit": grow}),
-            json!({"kind": "finite", "bytes": 40_000}),
-            json!({"drops": {"segments": [{"segment": 1, "transmission": 1}]}}),
-        ));
-        let pt = out.packet_trace.take().unwrap();
-        let at = acks_at_sender(&pt, 20_001)[0];
-        let tr = out.flow_traces[0].take().expect("flow trace").tcp().clone();
-        let row = (0..tr.t.len())
-            .rfind(|&i| ns(tr.t[i]) == at)
-            .expect("a trace row at the exit ACK");
-        (at, tr.cwnd[row])
-    };
-    assert_eq!(exit(false), (65_416 * US, 10_000.0));
-    assert_eq!(exit(true), (65_416 * US, 10_100.0));
+    assert_eq!(cwnd_after_exit("newreno", false), (65_416 * US, 10_000.0));
+    assert_eq!(cwnd_after_exit("newreno", true), (65_416 * US, 10_100.0));
+}
+
+/// The refusal of `grow_on_exit` with these TCP settings: its message.
+fn grow_on_exit_refusal(tcp: serde_json::Value) -> String {
+    let mut tcp = tcp;
+    tcp["grow_on_exit"] = json!(true);
+    let err = transim_core::run_value(two_node("1s", tcp, json!({"kind": "bulk"}), json!({})))
+        .err()
+        .expect("refused");
+    err.to_string()
 }
 
 #[test]
-fn grow_on_exit_is_refused_with_ns2_arithmetic() {
-    let err = transim_core::run_value(two_node(
-        "1s",
-        json!({"recovery": "newreno", "cwnd_unit": "ns2", "grow_on_exit": true}),
-        json!({"kind": "bulk"}),
-        json!({}),
-    ))
-    .err()
-    .expect("refused");
-    let text = err.to_string();
+fn grow_on_exit_is_refused_where_it_does_not_apply() {
+    let reno = grow_on_exit_refusal(json!({"recovery": "reno"}));
     assert!(
-        text.contains("tcp.grow_on_exit") && text.contains("ns2"),
-        "{text}"
+        reno.contains("tcp.grow_on_exit") && reno.contains("SACK recovery"),
+        "{reno}"
+    );
+    let ns2 = grow_on_exit_refusal(json!({"recovery": "newreno", "cwnd_unit": "ns2"}));
+    assert!(
+        ns2.contains("tcp.grow_on_exit") && ns2.contains("ns2"),
+        "{ns2}"
     );
 }

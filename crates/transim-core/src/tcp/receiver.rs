@@ -512,39 +512,30 @@ impl TcpReceiver {
 
     /// Delayed-ACK policy for an in-order segment: true to ACK now, else the timer is armed.
     fn ack_now_by_policy(&mut self, len: u64, ctx: &mut Ctx) -> bool {
-        match self.cfg.delayed_ack {
-            DelayedAck::Off => true,
+        let (due, timeout) = match self.cfg.delayed_ack {
+            DelayedAck::Off => return true,
+            // The first segments of a connection (`quickacks`), in either delayed mode.
+            _ if self.quickacks_left > 0 => {
+                self.quickacks_left -= 1;
+                return true;
+            }
             DelayedAck::Every { count, timeout, .. } => {
-                if self.quickacks_left > 0 {
-                    self.quickacks_left -= 1;
-                    return true;
-                }
                 self.unacked_segments += 1;
-                if self.unacked_segments >= count {
-                    return true;
-                }
-                if !self.delack.is_set() {
-                    self.delack
-                        .set(ctx.now + timeout, self.flow, timers::DEL_ACK, ctx.events);
-                }
-                false
+                (self.unacked_segments >= count, timeout)
             }
             DelayedAck::Linux { timeout, .. } => {
-                if self.quickacks_left > 0 {
-                    self.quickacks_left -= 1;
-                    return true;
-                }
                 self.unacked_bytes += len;
-                if self.unacked_bytes > self.cfg.mss as u64 {
-                    return true;
-                }
-                if !self.delack.is_set() {
-                    self.delack
-                        .set(ctx.now + timeout, self.flow, timers::DEL_ACK, ctx.events);
-                }
-                false
+                (self.unacked_bytes > self.cfg.mss as u64, timeout)
             }
+        };
+        if due {
+            return true;
         }
+        if !self.delack.is_set() {
+            self.delack
+                .set(ctx.now + timeout, self.flow, timers::DEL_ACK, ctx.events);
+        }
+        false
     }
 
     /// Handle the delayed-ACK timer.
