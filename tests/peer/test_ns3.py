@@ -344,3 +344,23 @@ def test_as_ns3_newreno_without_sack_sends_the_same_segments(ns3) -> None:  # no
         c = compare_ns3(doc, sets, trace_flows=[0], ns3=ns3, send_order=True, as_ns3=True)
         o = c.send_orders[0]
         assert o.first_difference() is None and len(o.transim) > 1_000, o.describe()
+
+
+def test_as_ns3_newreno_timeout_in_recovery_halves_the_pipe(ns3) -> None:  # noqa: ANN001
+    """NewReno without SACK on the long path: a timeout fires in recovery at 6.01 s, when the
+    window inflated by duplicate ACKs has sent 1,370 segments past snd_una. ns-3 halves its
+    BytesInFlight there (duplicate ACKs counted as SACKs: 412 segments), RFC 5681 FlightSize;
+    with ``halving_base = "pipe"`` transim halves ns-3's figure too, so both slow-start to the
+    same ssthresh (206 segments, reached at 11.05 s) and agree beyond it. They part when ns-3
+    starts a recovery on a single duplicate ACK: its Reno SACK marks, counted from duplicates
+    its own go-back-N caused, outlive the recovery they were counted in. That first
+    difference is ns-3 resending a segment it has sent before while transim sends new data."""
+    sets = PATHS["long-rtt"] + ["tcp.recovery=newreno", "tcp.sack=false"]
+    c = compare_ns3(scenario(), sets, trace_flows=[0], ns3=ns3, send_order=True, as_ns3=True)
+    o = c.send_orders[0]
+    k = o.first_difference()
+    assert k is not None and k > 4_000, o.describe()  # 3,838 when the timeout halved FlightSize
+    theirs, ours = o.ns3[k][1], o.transim[k][1]
+    assert theirs < max(q for _, q in o.ns3[:k]), o.describe()  # ns-3 resends
+    assert ours > max(q for _, q in o.transim[:k]), o.describe()  # transim sends new data
+    assert c.transim.totals["timeouts"] == c.ns3.totals["timeouts"] == 1

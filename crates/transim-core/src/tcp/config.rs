@@ -121,7 +121,9 @@ pub enum HalvingBase {
     /// pipe, to `GetSsThresh`): FlightSize less the SACKed and lost data when fast recovery
     /// starts, with the head counted lost; without SACK each duplicate ACK counts as one
     /// segment SACKed (all of them with Limited Transmit, else one) and the head is counted
-    /// back in. After a timeout it is FlightSize.
+    /// back in. A timeout halves FlightSize, except in a recovery without SACK, where ns-3's
+    /// `ReTxTimeout` halves `BytesInFlight()` too: FlightSize less the duplicate ACKs counted
+    /// as SACKed since the recovery began (less those a partial ACK covered).
     Pipe,
 }
 

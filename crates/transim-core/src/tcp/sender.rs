@@ -195,6 +195,10 @@ pub struct TcpSender {
     /// ns-2 arithmetic: cwnd_ during fast recovery (the halved window, without the
     /// duplicate-ACK window `dupwnd_` ns-2 keeps beside it).
     pub(crate) ns2_recovery_cwnd: f64,
+    /// Duplicate-ACK recovery without SACK: the segments ns-3 would count as SACKed in its
+    /// "Reno SACK" emulation (`TcpTxBuffer::AddRenoSack`), so that `halving_base = "pipe"`
+    /// can take its `BytesInFlight()` on a timeout ([`crate::tcp::recovery::classic`]).
+    pub(crate) reno_sacked: u32,
     /// RACK-TLP state (recovery = "rack-tlp").
     pub(crate) rack: super::recovery::rack_tlp::RackState,
     /// Proportional Rate Reduction's counts (`tcp.prr`; read in recovery only, so among
@@ -262,6 +266,7 @@ impl TcpSender {
             recover: 0,
             partial_seen: false,
             ns2_recovery_cwnd: 0.0,
+            reno_sacked: 0,
             gbn: None,
             rtx: VecDeque::new(),
             prr: Default::default(),
@@ -985,6 +990,22 @@ impl TcpSender {
         }
     }
 
+    /// What a timeout halves. RFC 5681's FlightSize, except with ns-3's rule (`halving_base =
+    /// "pipe"`) in a duplicate-ACK recovery without SACK: `ReTxTimeout` halves
+    /// `BytesInFlight()`, which leaves out the segments its duplicate ACKs counted as SACKed
+    /// (the head is lost and retransmitted, so it counts once). A NewReno window inflated by
+    /// many duplicate ACKs then is not halved from the data it sent on them.
+    fn timeout_base(&self) -> u64 {
+        if self.cfg.halving_base == HalvingBase::Pipe
+            && self.in_recovery
+            && !self.cfg.recovery.uses_sack()
+        {
+            let sacked = self.reno_sacked as u64 * self.win.mss as u64;
+            return self.flight().saturating_sub(sacked);
+        }
+        self.reduction_base()
+    }
+
     /// Handle the retransmission timer.
     pub fn on_timer(&mut self, ctx: &mut Ctx) {
         if !self
@@ -1007,7 +1028,8 @@ impl TcpSender {
                 if self.rtt.backoff == 0 || self.win.ns2 {
                     // RFC 5681 eq. 4; a repeated timeout of the same data keeps ssthresh
                     // (ns-2 halves again: ssthresh falls to 2).
-                    self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, self.reduction_base());
+                    let base = self.timeout_base();
+                    self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, base);
                 }
                 self.win.set_cwnd(mss);
                 self.win.cnt = 0;

@@ -25,6 +25,7 @@ pub(crate) fn on_ack<R: DupAckRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &
 fn on_new_ack<R: DupAckRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mut Ctx) {
     let info = s.ack_advance(p, ctx);
     let restart_timer = if s.in_recovery {
+        s.reno_sacks_acked(info.acked);
         R::recovery_ack(s, &info, ctx)
     } else {
         s.cc.on_ack(&mut s.win, &info);
@@ -45,6 +46,7 @@ fn on_dupack<R: DupAckRecovery>(s: &mut TcpSender, ctx: &mut Ctx) {
     s.stats.dupacks += 1;
     let mss = s.win.mss as u64;
     if s.in_recovery {
+        s.add_reno_sack();
         if !s.cc.owns_window() {
             s.win.inflate(mss); // one segment has left the network
         }
@@ -83,12 +85,40 @@ fn enter_recovery<R: DupAckRecovery>(s: &mut TcpSender, ctx: &mut Ctx) {
         }
         _ => s.reduction_base(),
     };
+    s.reno_sacked = if s.cfg.limited_transmit { s.dupacks } else { 1 };
+    s.reno_sacked = s
+        .reno_sacked
+        .min(s.outstanding_segments().saturating_sub(1));
     s.win.ssthresh = s.cc.ssthresh_on_loss(&s.win, base);
     s.recover = s.snd_max;
     R::enter(s, base, ctx);
 }
 
 impl TcpSender {
+    /// Whole segments outstanding (snd_una to snd_max).
+    fn outstanding_segments(&self) -> u32 {
+        (self.flight() / self.win.mss as u64).min(u32::MAX as u64) as u32
+    }
+
+    /// ns-3's Reno SACK for a duplicate ACK in recovery: one more segment after the head
+    /// counts as SACKed, if one is left.
+    fn add_reno_sack(&mut self) {
+        self.reno_sacked =
+            (self.reno_sacked + 1).min(self.outstanding_segments().saturating_sub(1));
+    }
+
+    /// A cumulative ACK of `acked` bytes in recovery: ns-3's Reno SACKs are the segments just
+    /// after the head, so those it covers leave the count, and if the new head was one of them
+    /// its mark moves to the next segment (`TcpTxBuffer::DiscardUpTo`): a segments acked
+    /// leave max(0, k + 1 - a) of k.
+    pub(crate) fn reno_sacks_acked(&mut self, acked: u64) {
+        let a = acked / self.win.mss as u64;
+        if a > 0 {
+            let k = (self.reno_sacked as u64 + 1).saturating_sub(a) as u32;
+            self.reno_sacked = k.min(self.outstanding_segments().saturating_sub(1));
+        }
+    }
+
     /// Retransmit the segment starting at snd_una (fast retransmit, NewReno partial ACK).
     pub(crate) fn retransmit_first(&mut self, ctx: &mut Ctx) {
         if self.ful.frozen {
