@@ -129,6 +129,7 @@ def test_each_flow_recovers_as_its_tcp_prr_says() -> None:
         ({"topology.bottleneck.reverse": {"delay": "10ms"}}, "link r1->r2", "delays"),
         ({"topology.ecmp": True}, "topology.ecmp", "ECMP"),
         ({"topology.bottleneck.overhead": 3}, "link r1->r2 overhead", "2-byte PPP header"),
+        ({"topology.bottleneck.jitter": "1ms"}, "link r1->r2 jitter", "random delay"),
         ({"tcp.delayed_ack": "on", "tcp.quickacks": 2}, "tcp.quickacks", "only the first"),
         ({"flows[0].protocol": "sctp"}, "flows[0].protocol", "SCTP"),
         ({"flows[0].app": {"kind": "writes", "sizes": [100]}}, "flows[0].app.kind", "'writes'"),

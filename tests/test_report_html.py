@@ -21,6 +21,7 @@ SECTIONS = (
     "Two flows through one bottleneck",
     "Tahoe, Reno, NewReno and SACK with three drops from one window",
     "Bursty loss on a wireless hop",
+    "Packet reordering: spurious retransmissions, RFC 6675 against RACK-TLP",
     "ACK congestion on an asymmetric access link",
     "Every congestion control on one path",
     "Fifty CUBIC and fifty Reno flows from two entries",

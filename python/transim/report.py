@@ -28,6 +28,7 @@ from .report_examples import (
     _many_flows,
     _wireless,
 )
+from .report_reordering import reordering_section
 
 SCENARIOS = resource("scenarios")
 
@@ -174,6 +175,25 @@ SECTIONS = [
         _wireless,
         "transim run scenarios/wireless-gilbert.toml --plot",
         ("wireless-gilbert.toml",),
+    ),
+    Section(
+        "reordering",
+        "Packet reordering: spurious retransmissions, RFC 6675 against RACK-TLP",
+        "scenarios/reordering.toml: two bulk flows share a 20 Mbps / 20 ms link whose "
+        "forward direction adds to each packet's delay a draw uniform in [0, jitter), and "
+        "packets may overtake one another (`jitter`, `reorder = true`); the queue and the "
+        "windows are sized so that nothing is dropped. Every retransmission is therefore "
+        "spurious, and D-SACK (`tcp.dsack`) makes the receiver report each one. One flow "
+        "recovers by RFC 6675, which takes a segment passed by three others for lost; the "
+        "other by RACK-TLP, which waits a reordering window (a quarter of the minimum RTT) "
+        "before it marks a segment lost. A spurious fast retransmission still halves the "
+        "window, and the flow that halves loses its share of the link to the one that does "
+        "not. A packet sent Δ after another overtakes it with chance (J - Δ)²/2J² for a "
+        "jitter J above Δ; at 20 Mbps a packet takes 0.6 ms to send, so with a jitter of "
+        "1 ms none can be passed by three others (that takes 1.8 ms).",
+        reordering_section,
+        "transim run scenarios/reordering.toml",
+        ("reordering.toml",),
     ),
     Section(
         "asymmetric-access",

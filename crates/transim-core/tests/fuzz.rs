@@ -113,7 +113,10 @@ fn scenario() -> impl Strategy<Value = (Value, f64)> {
         prop::sample::select(vec!["0ms", "1ms", "20ms"]),
         prop::sample::select(vec![2u32, 20, 200]),
         prop::sample::select(vec!["droptail", "fq", "ack_filter"]),
-        loss(),
+        (
+            loss(),
+            prop::sample::select(vec![(0u32, false), (0, false), (2, false), (5, true)]),
+        ),
         prop::collection::vec(
             (
                 app(),
@@ -126,7 +129,7 @@ fn scenario() -> impl Strategy<Value = (Value, f64)> {
         any::<u32>(),
     )
         .prop_map(
-            |((rate, bps), delay, queue, qdisc, loss, flows, tcp, seed)| {
+            |((rate, bps), delay, queue, qdisc, (loss, (jitter_ms, reorder)), flows, tcp, seed)| {
                 let flows: Vec<Value> = flows
                     .into_iter()
                     .map(|(app, t, start)| {
@@ -137,13 +140,18 @@ fn scenario() -> impl Strategy<Value = (Value, f64)> {
                         f
                     })
                     .collect();
+                let mut forward = json!({"loss": loss});
+                if jitter_ms > 0 {
+                    forward["jitter"] = json!(format!("{jitter_ms}ms"));
+                    forward["reorder"] = json!(reorder);
+                }
                 let doc = json!({
                     "seed": seed,
                     "duration": 0.5,
                     "tcp": tcp,
                     "topology": {"kind": "dumbbell", "bottleneck": {
                         "rate": rate, "delay": delay, "queue": queue, "qdisc": qdisc,
-                        "forward": {"loss": loss}}},
+                        "forward": forward}},
                     "flows": flows
                 });
                 (doc, bps)

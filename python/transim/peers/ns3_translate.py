@@ -151,6 +151,10 @@ def _check_direction(d: dict[str, Any]) -> None:
         )
     if d["down"]:
         raise _refuse(f"{where} down", "link outages")
+    if d.get("jitter"):
+        raise _refuse(
+            f"{where} jitter", "a random delay (ns-3's point-to-point channels have a fixed one)"
+        )
     if d["loss"] and d["loss"]["model"] != "bernoulli":
         raise _refuse(f"{where} loss", f"the {d['loss']['model']} loss model (Bernoulli only)")
     if d["drop_packets"]:

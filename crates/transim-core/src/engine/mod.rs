@@ -460,6 +460,26 @@ impl Simulation {
             }
             Event::NextRound(g) => self.next_round(g),
             Event::RoundReached(f) => self.round_progress(f),
+            Event::ReorderedArrival(l, slot, hop) => self.reordered_arrival(l, slot, hop),
+        }
+    }
+
+    /// A packet of a link whose packets overtake one another reaches the far end (its own
+    /// event): handed on or delivered as the run loop does a line's head.
+    #[cold]
+    #[inline(never)]
+    fn reordered_arrival(&mut self, l: u32, slot: u32, hop: u32) {
+        let link = &mut self.links[l as usize];
+        link.take_reordered(&self.store, slot);
+        let to = link.to;
+        let p = *self.store.get(slot);
+        if let Some(cause) = p.lost {
+            self.store.free(slot);
+            self.count_drop(&p, cause, l);
+        } else if p.dst != to {
+            self.forward(to, Offered::Held(slot), hop);
+        } else {
+            self.arrive(to, &p, Some(slot), hop);
         }
     }
 

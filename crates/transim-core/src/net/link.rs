@@ -113,7 +113,8 @@ pub struct Link {
     // -- third cache line: the flags, the framing and the counters every packet updates
     /// Bytes of framing added to every packet on this link (counted for serialisation only).
     pub overhead: u32,
-    /// Some check runs before the queue (ns-2's limit, a scripted drop at the enqueue).
+    /// The enqueue takes the special path: some check runs before the queue (ns-2's limit,
+    /// a scripted drop at the enqueue), or the delay has a random part (`jitter`).
     before_queue: bool,
     /// Something rare happens when a transmission starts: a capture tap, outages, a scripted
     /// drop on the wire (see [`Link::refresh_rare`]).
@@ -129,6 +130,11 @@ pub struct Link {
     /// ns-2's DropTail rule: the arriving packet counts against the limit, so a limit of L
     /// admits L − 1 waiting packets (and a limit of 1 none, even on an idle link).
     ns2_limit: bool,
+    /// Each packet's propagation delay has a random part (`jitter`, in the extras).
+    jitter: bool,
+    /// ... and packets may overtake one another: each arrives by its own event, not on the
+    /// ordered delay line.
+    reorder: bool,
     /// Counters (16-byte aligned: the first five, which every packet updates, share the
     /// third cache line with the flags; the queue integrals start the fourth).
     pub stats: LinkStats,
@@ -187,6 +193,30 @@ struct Extras {
     down: Vec<(Time, Time)>,
     /// Packets recorded since the engine last took them: (transmission start, packet).
     tapped: Vec<(Time, Packet)>,
+    /// A random part of the propagation delay.
+    jitter: Option<Jitter>,
+}
+
+/// A link direction's random delay: each packet's propagation delay is the link's `delay`
+/// plus a draw uniform in [0, `max`) ns (netem's `delay D J` with its default uniform
+/// distribution).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JitterSpec {
+    /// The draws lie in [0, max) ns.
+    pub max: Time,
+    /// Packets may overtake one another. Without it a packet that would arrive before the
+    /// one sent ahead of it arrives with it instead (the order is kept).
+    pub reorder: bool,
+}
+
+/// [`JitterSpec`] in force on a link: its random stream and what it has put on the line.
+struct Jitter {
+    spec: JitterSpec,
+    rng: Rng,
+    /// Without reordering: the latest arrival time given so far.
+    last: Time,
+    /// With reordering: the store slots of the packets propagating (each has its own event).
+    inside: std::collections::BTreeSet<u32>,
 }
 
 /// No scripted drops (for links without [`Extras`]).
@@ -233,6 +263,8 @@ impl Link {
             tap: false,
             cells: false,
             ns2_limit: false,
+            jitter: false,
+            reorder: false,
             port: None,
             stats: LinkStats::default(),
             loss,
@@ -253,6 +285,27 @@ impl Link {
     fn refresh_rare(&mut self) {
         let (down, script) = (self.down(), self.script());
         self.rare = self.tap || !down.is_empty() || (!script.is_empty() && !script.at_enqueue);
+    }
+
+    /// Give every packet a random extra propagation delay (`spec`), drawn from `rng`.
+    pub fn set_jitter(&mut self, spec: JitterSpec, rng: Rng) {
+        debug_assert!(self.on_line() == 0, "jitter is set before the run");
+        self.jitter = spec.max > 0;
+        self.reorder = self.jitter && spec.reorder;
+        // A jittered FIFO enqueues by the special path ([`Link::enqueue_special`]), so the
+        // others' fast path has no test for it.
+        self.before_queue |= self.jitter;
+        self.extras_mut().jitter = self.jitter.then(|| Jitter {
+            spec,
+            rng,
+            last: 0,
+            inside: Default::default(),
+        });
+    }
+
+    /// The random part of the propagation delay, if the link has one.
+    pub fn jitter(&self) -> Option<JitterSpec> {
+        self.extras.as_ref()?.jitter.as_ref().map(|j| j.spec)
     }
 
     /// The extras, made on first use.
@@ -511,7 +564,7 @@ impl Link {
             store.release(p.held());
             self.enqueue_special(now, q, events, dropped, store);
         } else {
-            self.enqueue_fifo(now, p, wire, hop, events, dropped, store);
+            self.enqueue_fifo::<false>(now, p, wire, hop, events, dropped, store);
         }
     }
 
@@ -535,24 +588,21 @@ impl Link {
             self.enqueue_scheduled(now, p, events, dropped);
             return;
         }
-        let wire = p.wire;
-        self.enqueue_fifo(
-            now,
-            Offered::Given(&p),
-            wire,
-            HOP_UNKNOWN,
-            events,
-            dropped,
-            store,
-        );
+        let (wire, given) = (p.wire, Offered::Given(&p));
+        if self.jitter {
+            self.enqueue_fifo::<true>(now, given, wire, HOP_UNKNOWN, events, dropped, store);
+        } else {
+            self.enqueue_fifo::<false>(now, given, wire, HOP_UNKNOWN, events, dropped, store);
+        }
     }
 
     /// The drop-tail FIFO: admit or drop, then put the packet (of `wire` bytes) on the line
-    /// with its arrival time. The packet is copied at most once, into the store (not at all
-    /// when held), and its header is read only when the queue is full.
+    /// with its arrival time (`JITTER`: with a random part, see [`Link::put_on_line`]). The
+    /// packet is copied at most once, into the store (not at all when held), and its header
+    /// is read only when the queue is full.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn enqueue_fifo(
+    fn enqueue_fifo<const JITTER: bool>(
         &mut self,
         now: Time,
         p: Offered,
@@ -603,7 +653,7 @@ impl Link {
             self.note_queue_peak();
         }
         let slot = store.keep(p, lost);
-        self.put_on_line(end + self.delay, slot, hop, events, store);
+        self.put_on_line::<JITTER>(end + self.delay, slot, hop, events, store);
     }
 
     /// A FIFO transmission starting at `start` on a link with a scripted drop on the wire,
@@ -677,9 +727,9 @@ impl Link {
     }
 
     /// Put the packet in store slot `slot` on the line, to arrive at `arrive` (an event only
-    /// for a new head).
+    /// for a new head); with `JITTER` (links with a random delay) plus a random part.
     #[inline(always)]
-    fn put_on_line(
+    fn put_on_line<const JITTER: bool>(
         &mut self,
         arrive: Time,
         slot: u32,
@@ -687,6 +737,10 @@ impl Link {
         events: &mut EventQueue,
         store: &mut PacketStore,
     ) {
+        if JITTER {
+            self.put_on_jittered_line(arrive, slot, hop, events, store);
+            return;
+        }
         let x = InFlight { arrive, slot, hop };
         if self.on_line == 0 {
             events.push(arrive, Event::LinkArrival(self.id, slot, hop));
@@ -775,7 +829,12 @@ impl Link {
             .and_then(|s| s.current.take())
             .expect("transmission end without a packet");
         let slot = store.put(p);
-        self.put_on_line(now + self.delay, slot, HOP_UNKNOWN, events, store);
+        let arrive = now + self.delay;
+        if self.jitter {
+            self.put_on_line::<true>(arrive, slot, HOP_UNKNOWN, events, store);
+        } else {
+            self.put_on_line::<false>(arrive, slot, HOP_UNKNOWN, events, store);
+        }
         let before = dropped.len();
         let next = self
             .sched
@@ -799,6 +858,35 @@ impl Link {
     /// True when an active queue manager (RED, CoDel, FQ-CoDel, PIE) runs this link's queue.
     pub fn is_aqm(&self) -> bool {
         self.sched.as_ref().is_some_and(|s| s.sched.is_aqm())
+    }
+
+    /// [`Link::put_on_line`] with a random part of the delay: the packet joins the ordered
+    /// line (arriving no earlier than the one ahead), or with reordering gets its own event.
+    #[cold]
+    #[inline(never)]
+    fn put_on_jittered_line(
+        &mut self,
+        arrive: Time,
+        slot: u32,
+        hop: u32,
+        events: &mut EventQueue,
+        store: &mut PacketStore,
+    ) {
+        let j = self
+            .extras
+            .as_mut()
+            .and_then(|x| x.jitter.as_mut())
+            .expect("a jittered link has its jitter");
+        let extra = (j.rng.uniform() * j.spec.max as f64) as Time;
+        let mut arrive = arrive + extra.min(j.spec.max - 1);
+        if self.reorder {
+            j.inside.insert(slot);
+            events.push(arrive, Event::ReorderedArrival(self.id, slot, hop));
+            return;
+        }
+        arrive = arrive.max(j.last);
+        j.last = arrive;
+        self.put_on_line::<false>(arrive, slot, hop, events, store);
     }
 
     /// The store slot of the last packet on the line, if any: putting another packet on
@@ -845,7 +933,23 @@ impl Link {
             self.head = store.next_of(head.slot);
             store.prefetch(self.head.slot);
         }
-        let packet = store.get(head.slot);
+        self.count_arrival(store, head.slot);
+        head
+    }
+
+    /// The packet in `slot` of a link whose packets overtake one another reaches the far end
+    /// ([`Event::ReorderedArrival`]); the caller reads it and frees it or hands it on.
+    pub fn take_reordered(&mut self, store: &PacketStore, slot: u32) {
+        let j = self.extras.as_mut().and_then(|x| x.jitter.as_mut());
+        let found = j.is_some_and(|j| self.reorder && j.inside.remove(&slot));
+        assert!(found, "arrival event without a packet");
+        self.count_arrival(store, slot);
+    }
+
+    /// Count the packet in `slot` out of the link: delivered, or dropped if marked lost.
+    #[inline(always)]
+    fn count_arrival(&mut self, store: &PacketStore, slot: u32) {
+        let packet = store.get(slot);
         match packet.lost {
             Some(cause) => self.stats.drops[cause.index()] += 1,
             None => {
@@ -853,12 +957,19 @@ impl Link {
                 self.stats.bytes_out += packet.wire as u64;
             }
         }
-        head
     }
 
     /// Packets on the delay line (each resting in a slot of the store).
     pub fn on_line(&self) -> usize {
-        self.on_line as usize
+        self.on_line as usize + self.reordered().map_or(0, |j| j.inside.len())
+    }
+
+    /// The jitter of a link whose packets overtake one another.
+    fn reordered(&self) -> Option<&Jitter> {
+        if !self.reorder {
+            return None;
+        }
+        self.extras.as_ref()?.jitter.as_ref()
     }
 
     /// Every packet inside the link: waiting, being transmitted, or propagating.
@@ -869,6 +980,9 @@ impl Link {
                 x = store.next_of(x.slot);
             }
             f(store.get(x.slot));
+        }
+        for &slot in self.reordered().map(|j| &j.inside).into_iter().flatten() {
+            f(store.get(slot));
         }
         if let Some(s) = &self.sched {
             if let Some(p) = &s.current {

@@ -13,7 +13,7 @@ pub mod qdisc;
 pub mod store;
 
 pub use header::{CellHeader, DatagramHeader, Header, SackBlocks, SctpHeader, TcpHeader};
-pub use link::{Link, LinkStats, QueueLimit};
+pub use link::{JitterSpec, Link, LinkStats, QueueLimit};
 pub use loss::{DropCause, LossModel, ScriptedDrops};
 pub use packet::{Ecn, Packet};
 pub use store::PacketStore;

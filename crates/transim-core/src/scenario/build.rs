@@ -7,7 +7,7 @@ use super::units::QueueLimit;
 use crate::engine::{Flow, Routes, Simulation, NO_ROUTE};
 use crate::net::host::Processor;
 use crate::net::qdisc::Sched;
-use crate::net::{Link, LossModel, ScriptedDrops};
+use crate::net::{JitterSpec, Link, LossModel, ScriptedDrops};
 use crate::sim::rng::Rng;
 use crate::sim::Time;
 
@@ -76,6 +76,8 @@ struct DirParams {
     sched: Option<Sched>,
     /// ns-2's DropTail limit rule.
     ns2_limit: bool,
+    /// A random part of the propagation delay.
+    jitter: Option<JitterSpec>,
 }
 
 /// Nodes and link directions being assembled.
@@ -129,6 +131,9 @@ impl Net {
         );
         if d.ns2_limit {
             link.use_ns2_limit();
+        }
+        if let Some(j) = d.jitter {
+            link.set_jitter(j, Rng::stream_joined(seed, &["jitter/", &name]));
         }
         self.links.push(link);
         self.link_names.push(name);
@@ -240,6 +245,7 @@ fn direction(
             ));
         }
     }
+    let jitter = jitter(spec, d, link_path, &path)?;
     let kind = d.qdisc.or(spec.qdisc).unwrap_or(QdiscSpec::DropTail);
     let aqm = d.aqm.as_ref().or(spec.aqm.as_ref());
     let rate = d.rate.unwrap_or(spec.rate).0;
@@ -267,7 +273,35 @@ fn direction(
         script,
         ns2_limit: d.qdisc.or(spec.qdisc) == Some(QdiscSpec::DropTailNs2),
         sched,
+        jitter,
     })
+}
+
+/// One direction's random delay: the direction's `jitter` and `reorder` over the link's.
+fn jitter(
+    spec: &LinkSpec,
+    d: &DirectionSpec,
+    link_path: &str,
+    path: &dyn Fn() -> String,
+) -> Result<Option<JitterSpec>, ScenarioError> {
+    let max = d.jitter.or(spec.jitter).map_or(0, |j| j.0);
+    let reorder = d.reorder.or(spec.reorder);
+    if reorder == Some(true) && max == 0 {
+        let at = if d.reorder.is_some() {
+            format!("{}.reorder", path())
+        } else {
+            format!("{link_path}.reorder")
+        };
+        return Err(ScenarioError::new(
+            at,
+            "is true without a jitter; packets can overtake one another only if their delays \
+             vary (set `jitter`, e.g. \"2ms\")",
+        ));
+    }
+    Ok((max > 0).then_some(JitterSpec {
+        max,
+        reorder: reorder.unwrap_or(false),
+    }))
 }
 
 fn loss_model(l: &LossSpec, path: &str) -> Result<LossModel, ScenarioError> {
@@ -375,6 +409,8 @@ fn default_access(bottleneck: &LinkSpec) -> LinkSpec {
         aqm: None,
         overhead: None,
         down: None,
+        jitter: None,
+        reorder: None,
         forward: None,
         reverse: None,
     }

@@ -70,6 +70,14 @@ pub(super) fn attach(
             "is given but no link carries cells; mark links with atm = true",
         ));
     }
+    if let Some(l) =
+        (0..nlinks).find(|&l| cells[l] && net.links[l].jitter().is_some_and(|j| j.reorder))
+    {
+        return Err(err(
+            &format!("link {}: reorder", net.link_names[l]),
+            "is true on a link that carries ATM cells; a virtual circuit delivers its cells in order",
+        ));
+    }
     let service = spec.service.unwrap_or_default();
     let discard = spec.discard.unwrap_or_default();
     let feedback = spec.feedback.unwrap_or_default();

@@ -57,6 +57,8 @@ pub fn describe(sc: &Scenario) -> Result<Value, ScenarioError> {
                 "drop_segments": l.script().segments,
                 "drops_at_enqueue": l.script().at_enqueue,
                 "down": !l.down().is_empty(),
+                "jitter": l.jitter().map(|j| seconds(j.max)),
+                "reorder": l.jitter().is_some_and(|j| j.reorder),
                 "cells": l.cells,
             })
         })

@@ -246,6 +246,14 @@ pub struct LinkSpec {
     /// Failures of both directions (packets whose transmission starts while down are lost).
     #[serde(default)]
     pub down: Option<Vec<DownSpec>>,
+    /// A random part of both directions' propagation delay: each packet's delay is `delay`
+    /// plus a draw uniform in [0, jitter) (default none).
+    #[serde(default)]
+    pub jitter: Option<Duration>,
+    /// With `jitter`, packets may overtake one another (default false: a packet arrives no
+    /// earlier than the one sent ahead of it).
+    #[serde(default)]
+    pub reorder: Option<bool>,
     /// Overrides for the forward direction.
     #[serde(default)]
     pub forward: Option<DirectionSpec>,
@@ -276,6 +284,12 @@ pub struct DirectionSpec {
     /// Framing bytes per packet on this direction.
     #[serde(default)]
     pub overhead: Option<Size>,
+    /// The random part of this direction's propagation delay.
+    #[serde(default)]
+    pub jitter: Option<Duration>,
+    /// Whether this direction's packets may overtake one another (with `jitter`).
+    #[serde(default)]
+    pub reorder: Option<bool>,
     /// Random loss model.
     #[serde(default)]
     pub loss: Option<LossSpec>,

@@ -57,6 +57,11 @@ pub enum Event {
     NextRound(u32),
     /// A flow's receiver has delivered its share of a round to the application (the flow).
     RoundReached(u32),
+    /// A packet on a link direction whose packets overtake one another (`reorder`) reaches
+    /// the far end: (the link direction, the packet's slot, its hop onward, as for
+    /// [`Event::LinkArrival`]). Each such packet has its own event, and here the slot names
+    /// the packet.
+    ReorderedArrival(u32, u32, u32),
 }
 
 /// A transport's own name for one of its timers.
@@ -462,6 +467,7 @@ impl Packed {
     const HOST_READY: u64 = 5;
     const NEXT_ROUND: u64 = 6;
     const ROUND_REACHED: u64 = 7;
+    const REORDERED_ARRIVAL: u64 = 8;
 
     #[inline(always)]
     fn new(tag: u64, a: u32, b: u32, c: u32) -> Packed {
@@ -479,6 +485,9 @@ impl Packed {
             Event::HostReady(node) => Packed::new(Self::HOST_READY, node, 0, 0),
             Event::NextRound(g) => Packed::new(Self::NEXT_ROUND, g, 0, 0),
             Event::RoundReached(f) => Packed::new(Self::ROUND_REACHED, f, 0, 0),
+            Event::ReorderedArrival(l, slot, hop) => {
+                Packed::new(Self::REORDERED_ARRIVAL, l, slot, hop)
+            }
         }
     }
 
@@ -497,7 +506,8 @@ impl Packed {
             Self::CELL_SEND => Event::CellSend(a),
             Self::HOST_READY => Event::HostReady(a),
             Self::NEXT_ROUND => Event::NextRound(a),
-            _ => Event::RoundReached(a),
+            Self::ROUND_REACHED => Event::RoundReached(a),
+            _ => Event::ReorderedArrival(a, b, c),
         }
     }
 }
