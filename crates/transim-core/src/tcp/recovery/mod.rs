@@ -16,6 +16,7 @@
 pub mod classic;
 pub mod newreno;
 pub mod prr;
+pub mod rack_reo;
 pub mod rack_tlp;
 pub mod reno;
 pub mod rfc6675;

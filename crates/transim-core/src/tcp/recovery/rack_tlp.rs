@@ -4,9 +4,11 @@
 //! **RACK** remembers the send time of the most recently *sent* segment that has been
 //! delivered (ACKed or SACKed; `xmit_ts`, with its end and RTT). An unacknowledged segment
 //! sent before it is lost once `seg.xmit_ts + RACK.rtt + reo_wnd ≤ now`; one not yet that old
-//! arms the reordering timer for the rest. The reordering window is min(min_RTT/4, SRTT), or 0
-//! while no reordering has been seen and the connection is in recovery or has DupThresh
+//! arms the reordering timer for the rest. The reordering window is min(min_RTT/4 · m, SRTT),
+//! or 0 while no reordering has been seen and the connection is in recovery or has DupThresh
 //! segments SACKed (so a plain three-duplicate pattern is detected at once, as RFC 6675 would).
+//! The multiplier m grows by one per round trip with a D-SACK (`tcp.dsack`: a retransmission
+//! was spurious) and returns to 1 after 16 recoveries without one (`rack_reo`).
 //! A retransmission is judged the same way by its own send time, so a lost retransmission is
 //! found and sent again without a timeout (what SackPlus does by sequence numbers).
 //!
@@ -69,6 +71,10 @@ pub struct RackState {
     tlp: Option<(u64, bool)>,
     /// Where the retransmitted probe starts.
     tlp_start: u64,
+    /// The reordering window's D-SACK multiplier.
+    pub(crate) reo: super::rack_reo::ReoWindow,
+    /// A timeout's recovery is under way (until the cumulative ACK reaches `recover`).
+    rto_recovery: bool,
 }
 
 /// RACK-TLP (marker type).
@@ -143,6 +149,7 @@ impl SackRecovery for RackTlp {
     fn exit(s: &mut TcpSender) {
         rfc6675::exit(s);
         s.rack_clear_episode();
+        s.rack.reo.on_recovery_exit(s.snd_una);
     }
 
     fn before_send(s: &mut TcpSender, ctx: &mut Ctx) {
@@ -220,7 +227,7 @@ impl TcpSender {
         if self.rtt.min_rtt == Time::MAX {
             return 0;
         }
-        (self.rtt.min_rtt / 4).min(self.rtt.srtt.max(1))
+        self.rack.reo.window(self.rtt.min_rtt, self.rtt.srtt.max(1))
     }
 
     /// The time left before the segment sent at `sent` (ending at `end`) is deemed lost, if it
@@ -343,6 +350,7 @@ impl TcpSender {
 
     /// After a timeout: the probe episode and the reordering timer end.
     pub(crate) fn rack_on_timeout(&mut self) {
+        self.rack.rto_recovery = true;
         self.rack_clear_episode();
         self.rack.tlp = None;
         self.rack.reo_timer.cancel();
@@ -359,6 +367,10 @@ impl TcpSender {
     /// After each ACK: end a probe episode it acknowledges (a retransmitted probe that
     /// repaired a loss takes the congestion control's reduction), then arm the probe timer.
     pub(crate) fn rack_after_ack(&mut self, ack: u64, ctx: &mut Ctx) {
+        if self.rack.rto_recovery && ack >= self.recover {
+            self.rack.rto_recovery = false;
+            self.rack.reo.on_recovery_exit(self.snd_una);
+        }
         if let Some((end, retrans)) = self.rack.tlp.filter(|&(end, _)| ack >= end) {
             if !retrans {
                 self.rack.tlp = None; // a probe of new data: nothing to infer
@@ -383,6 +395,7 @@ impl TcpSender {
     /// retransmitted probe, the original had arrived, and the episode ends without a loss
     /// (RFC 8985 §7.4.2).
     pub(crate) fn rack_on_dsack(&mut self, (left, right): (u64, u64), ack: u64) {
+        self.rack.reo.on_dsack(ack.max(self.snd_una), self.snd_max);
         if let Some((end, true)) = self.rack.tlp {
             let start = self.rack.tlp_start;
             if ack >= end && left <= start && start < right {
