@@ -23,7 +23,7 @@ fn clean(bytes: u64, tcp: Value) -> RunOutput {
             "bottleneck": {"rate": "1Mbps", "delay": "1ms", "queue": 1000},
             "access": {"rate": "100Mbps", "delay": "0ms"}},
         "flows": [{"app": {"kind": "finite", "bytes": bytes}}],
-        "trace": {"packets": true}
+        "trace": {"packets": true, "flows": true}
     }))
 }
 
@@ -108,4 +108,63 @@ fn dsack_needs_sack() {
         err.contains("tcp.dsack") && err.contains("rfc2018"),
         "{err}"
     );
+}
+
+/// `tcp.undo` on the spurious timeouts above: every retransmission is reported by a D-SACK,
+/// so each episode whose reports are all in is undone. In the flow trace ssthresh then rises,
+/// which RFC 6675 Reno never does otherwise: at each rise it returns to its value before the
+/// latest reduction, and cwnd to at least its value then. Without undo it never rises.
+#[test]
+fn undo_restores_the_window_of_an_episode_d_sacks_show_was_spurious() {
+    let count_rises = |undo: bool| {
+        let mut out = clean(
+            100_000,
+            json!({"recovery": "rfc6675", "initial_window": 10, "rto_min": "1ms",
+                   "dsack": true, "undo": undo}),
+        );
+        let f = out.result.flows[0].detail.tcp().clone();
+        assert!(
+            f.timeouts > 0,
+            "no spurious timeout: the test shows nothing"
+        );
+        let tr = out.flow_traces[0].take().expect("flow trace").tcp().clone();
+        let (mut before, mut rises) = (None, 0u64);
+        for i in 1..tr.t.len() {
+            let (prev, now) = (tr.ssthresh[i - 1], tr.ssthresh[i]);
+            if now < prev {
+                before = Some((tr.cwnd[i - 1], prev)); // a reduction
+            } else if now > prev {
+                let (cwnd, ssthresh) = before.expect("a rise after a reduction");
+                assert_eq!(now, ssthresh, "row {i}: ssthresh back to its value before");
+                assert!(tr.cwnd[i] >= cwnd, "row {i}: cwnd {} < {cwnd}", tr.cwnd[i]);
+                rises += 1;
+            }
+        }
+        (rises, f.reductions_undone, f.timeouts)
+    };
+    let (rises, undone, timeouts) = count_rises(true);
+    assert!(rises > 0, "{timeouts} timeouts, nothing undone");
+    assert_eq!(undone, Some(rises));
+    let (rises, undone, _) = count_rises(false);
+    assert_eq!((rises, undone), (0, None));
+}
+
+#[test]
+fn undo_needs_dsack_and_refuses_prr() {
+    let refused = |tcp: Value| {
+        let sc = two_node("1s", tcp, json!({"kind": "bulk"}), json!({}));
+        transim_core::run_value(sc)
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    let e = refused(json!({"sack": true, "recovery": "rfc6675", "undo": true}));
+    assert!(e.contains("tcp.undo") && e.contains("dsack = true"), "{e}");
+    let e = refused(
+        json!({"sack": true, "recovery": "rfc6675", "dsack": true, "prr": true,
+                           "undo": true}),
+    );
+    assert!(e.contains("tcp.undo") && e.contains("prr"), "{e}");
+    let e = refused(json!({"sack": true, "recovery": "newreno", "dsack": true, "undo": true}));
+    assert!(e.contains("tcp.undo") && e.contains("SACK recovery"), "{e}");
 }

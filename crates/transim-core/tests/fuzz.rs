@@ -64,9 +64,10 @@ fn tcp() -> impl Strategy<Value = Value> {
         any::<bool>(),
         prop::sample::select(vec![None, Some(0u32), Some(1), Some(3)]),
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |(cc, rec, profile, pacing, mss, iw, prr, quickacks, grow)| {
+            |(cc, rec, profile, pacing, mss, iw, prr, quickacks, grow, undo)| {
                 let mut t = json!({"cc": cc, "recovery": rec, "profile": profile, "pacing": pacing,
                    "mss": mss, "initial_window": iw});
                 if let Some(q) = quickacks {
@@ -86,6 +87,20 @@ fn tcp() -> impl Strategy<Value = Value> {
                 {
                     t["grow_on_exit"] = json!(true);
                 }
+                // D-SACK undo where it applies (SACK recovery with D-SACK, not with PRR), and
+                // said to be off elsewhere, as PRR is.
+                let undo = undo
+                    && profile != "ns2"
+                    && t["prr"] == json!(false)
+                    && matches!(rec, "rfc6675" | "rack-tlp" | "sack1" | "sackplus");
+                if undo {
+                    t["dsack"] = json!(true);
+                } else if profile == "ns2"
+                    || !matches!(rec, "rfc6675" | "rack-tlp" | "sack1" | "sackplus")
+                {
+                    t["dsack"] = json!(false); // not inherited where it would be refused
+                }
+                t["undo"] = json!(undo);
                 t
             },
         )

@@ -153,6 +153,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "slow_start_after_idle": c.slow_start_after_idle,
         "prr": c.prr,
         "dsack": c.dsack,
+        "undo": c.undo,
         "pacing": c.pacing,
         "ecn": c.ecn,
         "ful": c.ful.is_some(),

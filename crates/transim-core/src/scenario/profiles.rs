@@ -307,6 +307,24 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             "got true; D-SACK blocks need SACK (sack = true) with sack_option = \"rfc2018\"",
         ));
     }
+    let undo = spec.undo.unwrap_or(false);
+    if undo {
+        let why = if !dsack {
+            Some("needs D-SACK (dsack = true): D-SACKs are how the sender learns a retransmission was not needed")
+        } else if !recovery.uses_sack() {
+            Some("applies to SACK recovery (rfc6675, rack-tlp, sackplus, sack1)")
+        } else if prr {
+            Some("does not combine with prr: PRR sets cwnd on every ACK of a recovery")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(ScenarioError::new(
+                format!("{path}.undo"),
+                format!("got true; it {why}"),
+            ));
+        }
+    }
     let max_blocks = if timestamps { 3 } else { 4 };
     let sack_blocks = spec
         .sack_blocks
@@ -370,6 +388,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             .unwrap_or(d.slow_start_after_idle),
         prr,
         dsack,
+        undo,
         pacing: spec.pacing.unwrap_or(false),
         // DCTCP needs ECN: it is on unless the scenario turned it off (refused above).
         ecn,

@@ -1010,6 +1010,11 @@ pub struct TcpSpec {
     /// option, transim's default, takes min(ssthresh, FlightSize + MSS)). Default false.
     #[serde(default)]
     pub grow_on_exit: Option<bool>,
+    /// SACK recovery with D-SACK: undo a recovery's window reduction once D-SACKs report
+    /// every retransmission of it as received twice (RFC 3708's detection, Linux's
+    /// response). Default false.
+    #[serde(default)]
+    pub undo: Option<bool>,
     /// SackPlus: detect a hole's lost retransmission "every" time (default) or "once" per
     /// recovery episode.
     #[serde(default)]
@@ -1116,6 +1121,7 @@ impl TcpSpec {
             ecn_all_packets,
             partial_ack_timer,
             grow_on_exit,
+            undo,
             sackplus_detect,
             sack_option,
             maxburst,

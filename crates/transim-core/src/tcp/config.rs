@@ -176,6 +176,9 @@ pub struct TcpConfig {
     pub prr: bool,
     /// The receiver reports duplicate data in a D-SACK block (RFC 2883).
     pub dsack: bool,
+    /// Undo a recovery's window reduction once D-SACKs report every retransmission of it
+    /// ([`super::undo`]).
+    pub undo: bool,
     /// Pace at Linux's default rate when congestion control sets none.
     pub pacing: bool,
     /// RFC 3168 ECN.

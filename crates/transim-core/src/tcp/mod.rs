@@ -19,6 +19,7 @@ pub mod sack;
 pub mod scoreboard;
 pub mod sender;
 pub mod trace;
+pub mod undo;
 pub mod wire;
 pub mod writes;
 

@@ -104,6 +104,10 @@ pub struct TcpFlowResult {
     /// twice (a spurious retransmission).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dsacks_received: Option<u64>,
+    /// With `tcp.undo`: window reductions undone because D-SACKs reported every
+    /// retransmission of their recovery.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reductions_undone: Option<u64>,
     /// RACK-TLP only: tail loss probes sent, and retransmitted probes that repaired a loss.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tlp: Option<TlpResult>,
@@ -246,6 +250,7 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
         drops_recovered_timeout: c.recovered_timeout,
         lost_retransmissions_detected: s.stats.lost_retransmissions_detected,
         dsacks_received: s.cfg.dsack.then_some(s.stats.dsacks),
+        reductions_undone: s.cfg.undo.then_some(s.undo.undone),
         tlp: s.cfg.recovery.probes_tail().then_some(TlpResult {
             probes: s.stats.tlp_probes,
             recoveries: s.stats.tlp_recoveries,

@@ -88,6 +88,15 @@ impl TcpSender {
         if self.cfg.recovery.probes_tail() {
             self.rack_on_dsack(dup, ack);
         }
+        if self.cfg.undo {
+            let mss = self.win.mss as u64;
+            let segments = (dup.1 - dup.0).div_ceil(mss);
+            let (cwnd, ssthresh) = (self.win.cwnd, self.win.ssthresh);
+            if let Some((c, t)) = self.undo.on_dsack(dup.0, segments, cwnd, ssthresh) {
+                self.win.set_cwnd(c);
+                self.win.ssthresh = t;
+            }
+        }
     }
 
     /// Mark the segment at position `i` SACKed and keep the indexes in step.

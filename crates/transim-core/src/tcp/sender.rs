@@ -199,6 +199,8 @@ pub struct TcpSender {
     /// "Reno SACK" emulation (`TcpTxBuffer::AddRenoSack`), so that `halving_base = "pipe"`
     /// can take its `BytesInFlight()` on a timeout ([`crate::tcp::recovery::classic`]).
     pub(crate) reno_sacked: u32,
+    /// `tcp.undo`: the window before the current recovery's reduction.
+    pub(crate) undo: super::undo::Undo,
     /// RACK-TLP state (recovery = "rack-tlp").
     pub(crate) rack: super::recovery::rack_tlp::RackState,
     /// Proportional Rate Reduction's counts (`tcp.prr`; read in recovery only, so among
@@ -267,6 +269,7 @@ impl TcpSender {
             partial_seen: false,
             ns2_recovery_cwnd: 0.0,
             reno_sacked: 0,
+            undo: Default::default(),
             gbn: None,
             rtx: VecDeque::new(),
             prr: Default::default(),
@@ -750,6 +753,9 @@ impl TcpSender {
             seg.rtx_high = self.snd_max;
             self.last_resent = ctx.now;
             self.rate.on_resent(i, ctx.now, idle);
+            if self.cfg.undo {
+                self.undo.on_retransmit();
+            }
             let (seg_start, index, tx) = (seg.start, seg.index, seg.tx);
             self.recovery_on_resent(seg_start, self.snd_max);
             match rtx {
@@ -1025,6 +1031,11 @@ impl TcpSender {
                 self.stats.first_timeout_at.get_or_insert(ctx.now);
                 let mss = self.win.mss as u64;
                 self.recovery_before_timeout();
+                if self.cfg.undo && self.rtt.backoff == 0 {
+                    // A repeated timeout of the same data keeps ssthresh: same episode.
+                    self.undo
+                        .start(self.win.cwnd, self.win.ssthresh, self.snd_una);
+                }
                 if self.rtt.backoff == 0 || self.win.ns2 {
                     // RFC 5681 eq. 4; a repeated timeout of the same data keeps ssthresh
                     // (ns-2 halves again: ssthresh falls to 2).

@@ -90,6 +90,9 @@ pub(crate) fn on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mu
 pub(crate) fn enter<R: SackRecovery>(s: &mut TcpSender, ctx: &mut Ctx) {
     s.stats.fast_retransmits += 1;
     s.lt_segments = 0;
+    if s.cfg.undo {
+        s.undo.start(s.win.cwnd, s.win.ssthresh, s.snd_una);
+    }
     let base = R::halving_base(s);
     s.win.ssthresh = s.cc.ssthresh_on_loss(&s.win, base);
     if !s.cc.owns_window() {
