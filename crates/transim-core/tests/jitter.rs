@@ -62,6 +62,12 @@ fn departures_and_arrivals(out: &RunOutput) -> Vec<(u64, u64)> {
     out
 }
 
+/// Packets dropped anywhere in the run, for any cause.
+fn drops(out: &RunOutput) -> u64 {
+    let links = out.result.links.iter();
+    links.flat_map(|l| l.drops.iter().map(|d| d.1)).sum()
+}
+
 /// Without `reorder`, widely spaced packets (1,040 µs apart, jitter 500 µs) never catch up
 /// with one another, so each extra delay is the draw itself: uniform in [0, 500 µs). The
 /// largest gap between their empirical distribution and the uniform one stays under the
@@ -180,13 +186,7 @@ fn reordering_makes_spurious_retransmissions_that_d_sack_reports() {
             json!({"dupthresh": dupthresh, "sack": true, "dsack": true, "recovery": "rfc6675"}),
         );
         let tcp = out.result.flows[0].detail.tcp();
-        let drops: u64 = out
-            .result
-            .links
-            .iter()
-            .flat_map(|l| l.drops.iter().map(|d| d.1))
-            .sum();
-        assert_eq!(drops, 0);
+        assert_eq!(drops(&out), 0);
         let pt = out.packet_trace.as_ref().unwrap();
         let twice = rows(pt, |i| {
             pt.kind[i] == packet_event::DELIVER && pt.from_sender[i] == 1 && pt.tx[i] > 1
@@ -253,13 +253,7 @@ fn rack_widens_its_reordering_window_on_dsacks() {
                     "flows": [{"src": "a", "dst": "b", "app": {"kind": "bulk"}}]
                 });
                 let out = run(doc);
-                let drops: u64 = out
-                    .result
-                    .links
-                    .iter()
-                    .flat_map(|l| l.drops.iter().map(|d| d.1))
-                    .sum();
-                assert_eq!(drops, 0);
+                assert_eq!(drops(&out), 0);
                 out.result.flows[0].detail.tcp().retransmissions
             })
             .sum()
