@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -96,6 +97,11 @@ def test_report_and_an_example_run_from_the_wheel(installed: tuple[Path, Path]) 
     assert "goodput" in run.stdout and "packets: sent" in run.stdout
     assert (work / "db" / "results.json").stat().st_size > 1000
     sh(bin_ / "transim", "report", "--out", work / "report", cwd=work)
+    # Every section ran from the package: its scenarios and modules are in the wheel.
+    done = re.search(
+        r"Sections finished: (\d+) of (\d+)", (work / "report" / "report.md").read_text()
+    )
+    assert done and done.group(1) == done.group(2), done and done.group(0)
     html = (work / "report" / "report.html").read_text()
     assert "Study 1: SCTP vs TCP" in html and "data:image/png;base64," in html
     for study in ("Study 2: TCP parameters", "Study 3: an adaptive framework"):
