@@ -1031,14 +1031,13 @@ impl TcpSender {
                 self.stats.first_timeout_at.get_or_insert(ctx.now);
                 let mss = self.win.mss as u64;
                 self.recovery_before_timeout();
-                if self.cfg.undo && self.rtt.backoff == 0 {
-                    // A repeated timeout of the same data keeps ssthresh: same episode.
-                    self.undo
-                        .start(self.win.cwnd, self.win.ssthresh, self.snd_una);
-                }
                 if self.rtt.backoff == 0 || self.win.ns2 {
                     // RFC 5681 eq. 4; a repeated timeout of the same data keeps ssthresh
-                    // (ns-2 halves again: ssthresh falls to 2).
+                    // (ns-2 halves again: ssthresh falls to 2), and stays the same episode.
+                    if self.cfg.undo {
+                        self.undo
+                            .start(self.win.cwnd, self.win.ssthresh, self.snd_una);
+                    }
                     let base = self.timeout_base();
                     self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, base);
                 }

@@ -72,23 +72,14 @@ fn enter_recovery<R: DupAckRecovery>(s: &mut TcpSender, ctx: &mut Ctx) {
     s.stats.fast_retransmits += 1;
     s.lt_segments = 0;
     let mss = s.win.mss as u64;
+    // ns-3 without SACK: a "Reno SACK" per duplicate ACK (only the last one without Limited
+    // Transmit); for its pipe the head is lost, then counted back in.
+    let sacked = if s.cfg.limited_transmit { s.dupacks } else { 1 };
     let base = match s.cfg.halving_base {
-        // ns-3 without SACK: a "Reno SACK" per duplicate ACK (only the last one without
-        // Limited Transmit), the head lost, then the head counted back in.
-        HalvingBase::Pipe => {
-            let sacked = if s.cfg.limited_transmit {
-                s.dupacks as u64
-            } else {
-                1
-            };
-            s.flight().saturating_sub(sacked * mss)
-        }
+        HalvingBase::Pipe => s.flight().saturating_sub(sacked as u64 * mss),
         _ => s.reduction_base(),
     };
-    s.reno_sacked = if s.cfg.limited_transmit { s.dupacks } else { 1 };
-    s.reno_sacked = s
-        .reno_sacked
-        .min(s.outstanding_segments().saturating_sub(1));
+    s.reno_sacked = sacked.min(s.outstanding_segments().saturating_sub(1));
     s.win.ssthresh = s.cc.ssthresh_on_loss(&s.win, base);
     s.recover = s.snd_max;
     R::enter(s, base, ctx);
