@@ -65,9 +65,10 @@ fn tcp() -> impl Strategy<Value = Value> {
         prop::sample::select(vec![None, Some(0u32), Some(1), Some(3)]),
         any::<bool>(),
         any::<bool>(),
+        prop::sample::select(vec![None, None, None, Some("100kbps"), Some("3Mbps")]),
     )
         .prop_map(
-            |(cc, rec, profile, pacing, mss, iw, prr, quickacks, grow, undo)| {
+            |(cc, rec, profile, pacing, mss, iw, prr, quickacks, grow, undo, read_rate)| {
                 let mut t = json!({"cc": cc, "recovery": rec, "profile": profile, "pacing": pacing,
                    "mss": mss, "initial_window": iw});
                 if let Some(q) = quickacks {
@@ -101,6 +102,10 @@ fn tcp() -> impl Strategy<Value = Value> {
                     t["dsack"] = json!(false); // not inherited where it would be refused
                 }
                 t["undo"] = json!(undo);
+                // A slow receiving application (the ns2 profile has no receive buffer).
+                if let (Some(r), false) = (read_rate, profile == "ns2") {
+                    t["read_rate"] = json!(r);
+                }
                 t
             },
         )
@@ -191,6 +196,17 @@ fn check(doc: &Value, bps: f64) -> Result<bool, TestCaseError> {
                 // No transfer beats the idle network (both in seconds from whole ns).
                 if let (Some(done), Some(ideal)) = (t.completion_time, t.ideal_completion_time) {
                     prop_assert!(done >= ideal, "{}: {done} < ideal {ideal} in {doc}", f.name);
+                }
+                // A slow reader reads no faster than its rate, and what it has not read is
+                // still in the buffer.
+                if let Some(r) = &t.reader {
+                    prop_assert_eq!(r.bytes_read + r.unread_at_end, t.bytes_delivered);
+                    let most = r.read_rate_bps * out.result.simulated_time / 8.0 + 1.0;
+                    prop_assert!(
+                        (r.bytes_read as f64) <= most,
+                        "read {} in {doc}",
+                        r.bytes_read
+                    );
                 }
             }
             for l in &out.result.links {

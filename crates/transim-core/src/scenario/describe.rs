@@ -127,7 +127,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         InitialWindow::Linux26 => "linux-2.6",
         InitialWindow::Rfc6928 => "rfc6928",
     };
-    json!({
+    let mut d = json!({
         "profile": c.profile,
         "cc": c.cc.name(),
         "recovery": c.recovery.name(),
@@ -165,5 +165,10 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "rto_min": seconds(c.rto_min),
         "rto_max": seconds(c.rto_max),
         "clock_granularity": seconds(c.clock_granularity),
-    })
+    });
+    // Only where set, so that every other flow's description stays as it was.
+    if let Some(r) = c.read_rate {
+        d["read_rate_bps"] = json!(r);
+    }
+    d
 }

@@ -80,6 +80,16 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             format!("got {rcv_buf}; expected at least one MSS ({mss} bytes)"),
         ));
     }
+    let read_rate = spec.read_rate.map(|r| r.0);
+    if let (Some(r), Profile::Ns2) = (read_rate, profile) {
+        return Err(ScenarioError::new(
+            format!("{path}.read_rate"),
+            format!(
+                "got {r} bit/s with profile \"ns2\"; ns-2's one-way TCP sink has no receive \
+                 buffer for a slow application to fill (choose profile \"rfc\" or \"linux-2.6\")"
+            ),
+        ));
+    }
     let count = spec.delayed_ack_count.unwrap_or(2);
     if count == 0 {
         return Err(ScenarioError::new(
@@ -349,6 +359,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         sack_blocks,
         window_scale: spec.window_scale.unwrap_or(d.window_scale),
         rcv_buf,
+        read_rate,
         snd_buf: spec.snd_buf.map(|s| s.0.max(1)),
         initial_window,
         initial_ssthresh: spec

@@ -914,6 +914,10 @@ pub struct TcpSpec {
     /// Receive buffer (the advertised window).
     #[serde(default)]
     pub rcv_buf: Option<Size>,
+    /// The receiving application reads at this rate (default: at once, so the window is
+    /// the whole buffer); the window is then what the unread bytes leave of the buffer.
+    #[serde(default)]
+    pub read_rate: Option<Rate>,
     /// Send buffer (limits how far ahead of the ACKs the application can write).
     #[serde(default)]
     pub snd_buf: Option<Size>,
@@ -1100,6 +1104,7 @@ impl TcpSpec {
             sack_blocks,
             window_scale,
             rcv_buf,
+            read_rate,
             snd_buf,
             initial_window,
             initial_ssthresh,

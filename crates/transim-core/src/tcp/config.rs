@@ -150,6 +150,9 @@ pub struct TcpConfig {
     pub window_scale: bool,
     /// Receive buffer (advertised window when the application reads at once).
     pub rcv_buf: u64,
+    /// The receiving application reads at this rate, bit/s (None: at once). See
+    /// [`super::reader`].
+    pub read_rate: Option<f64>,
     /// Send buffer limit for applications that write (None = unlimited).
     pub snd_buf: Option<u64>,
     /// Initial window rule.

@@ -184,6 +184,8 @@ impl Transport for TcpConnection {
             timers::ADAPT => self.adapt(ctx),
             timers::DEL_ACK => self.receiver.on_timer(ctx),
             timers::FUL => self.receiver.on_ful_timer(ctx),
+            timers::WINDOW_UPDATE => self.receiver.on_window_timer(ctx),
+            timers::PERSIST => self.sender.on_persist_timer(ctx),
             k if k >= timers::SWITCH => {
                 let kind = self.switches[(k - timers::SWITCH) as usize].1;
                 self.sender.switch_cc(kind, ctx.now);

@@ -9,7 +9,9 @@ pub mod connection;
 pub mod ecn;
 pub mod ful;
 mod ideal;
+pub mod persist;
 pub mod rate;
+pub mod reader;
 pub mod receiver;
 pub mod recovery;
 pub mod results;
@@ -44,6 +46,10 @@ pub mod timers {
     pub const RACK: TimerId = 6;
     /// The tail loss probe timer (RFC 8985).
     pub const TLP: TimerId = 7;
+    /// Receiver with a slow application: the window has opened enough for an update.
+    pub const WINDOW_UPDATE: TimerId = 8;
+    /// Sender's persist timer: probe a window too small for the next segment (RFC 9293).
+    pub const PERSIST: TimerId = 9;
     /// Scheduled congestion-control switch k is `SWITCH + k`.
     pub const SWITCH: TimerId = 16;
 }

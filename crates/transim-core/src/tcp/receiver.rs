@@ -1,6 +1,7 @@
 //! The TCP receiver: passive open, in-order delivery with an out-of-order store, the ACK
 //! policy (immediate, every n-th segment, Linux quick-ACK then delayed) and the timestamp
-//! echo. The application reads at once, so the advertised window is the receive buffer.
+//! echo. The application reads at once, so the advertised window is the receive buffer,
+//! unless it reads at a set rate (`tcp.read_rate`, [`super::reader`]).
 
 use super::config::{DelayedAck, TcpConfig};
 use super::timers;
@@ -149,6 +150,11 @@ pub struct TcpReceiver {
     round_total: u64,
     /// The duplicate data the next ACK reports as a D-SACK block (RFC 2883), with `dsack`.
     dsack: Option<(u64, u64)>,
+    /// An application that reads at a set rate (`tcp.read_rate`), and the window it leaves.
+    pub(crate) reader: Option<Box<super::reader::Reader>>,
+    /// The window the next ACK advertises (before scaling): the receive buffer, or with a
+    /// reader what it leaves of it ([`TcpReceiver::reader_advance_window`]).
+    pub(crate) window: u64,
 }
 
 impl TcpReceiver {
@@ -160,6 +166,10 @@ impl TcpReceiver {
             DelayedAck::Off => 0,
         };
         let ns2_sacker = (cfg.sack && cfg.sack_option_ns2).then(Default::default);
+        let window = cfg.rcv_buf;
+        let reader = cfg
+            .read_rate
+            .map(|r| Box::new(super::reader::Reader::new(r)));
         TcpReceiver {
             cfg,
             flow,
@@ -186,13 +196,15 @@ impl TcpReceiver {
             dsack: None,
             round_share: 0,
             round_total: 0,
+            reader,
+            window,
         }
     }
 
     fn advertised_window(&self) -> u32 {
         let shift = self.cfg.wscale_shift();
         let max = 65_535u64 << shift;
-        ((self.cfg.rcv_buf.min(max) >> shift) << shift) as u32
+        ((self.window.min(max) >> shift) << shift) as u32
     }
 
     fn packet(&self, ctx: &mut Ctx, fl: u16, sack: SackBlocks) -> Packet {
@@ -275,6 +287,9 @@ impl TcpReceiver {
             self.after_ack_sent();
             return;
         }
+        if self.reader.is_some() {
+            self.reader_before_ack(ctx);
+        }
         let mut fl = flags::ACK;
         if self.stats.fin_at.is_some() && !self.fin_sent {
             fl |= flags::FIN; // passive close right away: FIN with the ACK of the FIN
@@ -300,6 +315,9 @@ impl TcpReceiver {
                 self.ts_recent = p.ts_val;
             }
             let ecn = self.ecn_on_syn(p);
+            if self.reader.is_some() {
+                self.reader_advance_window(ctx.now);
+            }
             let mut syn_ack =
                 self.packet(ctx, flags::SYN | flags::ACK | ecn, SackBlocks::default());
             syn_ack.wire = 40 + self.cfg.syn_option_bytes();
@@ -320,7 +338,12 @@ impl TcpReceiver {
         }
         let seq_len = p.seq_len();
         if seq_len == 0 {
-            return false; // a pure ACK (handshake completion or the final ACK of our FIN)
+            // A pure ACK (handshake completion or the final ACK of our FIN), or with a reader
+            // a zero-window probe.
+            if self.reader.is_some() {
+                self.reader_on_bare_segment(p, ctx);
+            }
+            return false;
         }
         self.on_data(p, seq_len, ctx)
     }
@@ -369,6 +392,9 @@ impl TcpReceiver {
                 filled = true;
             }
             self.deliver(before, ctx.now);
+            if self.reader.is_some() {
+                self.reader_deliver(ctx.now);
+            }
             if self.stats.bytes_delivered >= self.round_mark {
                 self.round_reached(ctx);
             }

@@ -20,6 +20,24 @@ pub struct TlpResult {
     pub spurious: Option<u64>,
 }
 
+/// A receiving application that reads at a set rate (`tcp.read_rate`), and the flow control
+/// it caused.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ReaderResult {
+    /// The application's read rate (bit/s).
+    pub read_rate_bps: f64,
+    /// Bytes the application read by the end of the run.
+    pub bytes_read: u64,
+    /// Bytes in order in the receive buffer, not yet read, at the end of the run.
+    pub unread_at_end: u64,
+    /// ACKs that advertised a zero window.
+    pub zero_window_acks: u64,
+    /// ACKs the receiver sent only to report a window the application opened.
+    pub window_updates: u64,
+    /// Window probes the sender's persist timer sent.
+    pub window_probes: u64,
+}
+
 /// A flow's ECN counters.
 #[derive(Clone, Debug, Serialize)]
 pub struct EcnResult {
@@ -108,6 +126,9 @@ pub struct TcpFlowResult {
     /// retransmission of their recovery.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reductions_undone: Option<u64>,
+    /// With `tcp.read_rate`: what the receiving application read, and the flow control.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reader: Option<ReaderResult>,
     /// RACK-TLP only: tail loss probes sent, and retransmitted probes that repaired a loss.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tlp: Option<TlpResult>,
@@ -251,6 +272,14 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
         lost_retransmissions_detected: s.stats.lost_retransmissions_detected,
         dsacks_received: s.cfg.dsack.then_some(s.stats.dsacks),
         reductions_undone: s.cfg.undo.then_some(s.undo.undone),
+        reader: c.receiver.reader.as_deref().map(|rd| ReaderResult {
+            read_rate_bps: rd.rate_bps(),
+            bytes_read: rd.read_by(end),
+            unread_at_end: rd.unread(end),
+            zero_window_acks: rd.zero_window_acks,
+            window_updates: rd.window_updates,
+            window_probes: s.persist.probes,
+        }),
         tlp: s.cfg.recovery.probes_tail().then_some(TlpResult {
             probes: s.stats.tlp_probes,
             recoveries: s.stats.tlp_recoveries,

@@ -209,6 +209,8 @@ pub struct TcpSender {
     pace_timer: Timer,
     /// Random values handed to congestion control (seeded per flow by the scenario).
     pub(crate) cc_rng: Rng,
+    /// The persist timer, for a receiver that reads at a set rate ([`super::persist`]).
+    pub(crate) persist: super::persist::Persist,
 }
 
 impl TcpSender {
@@ -295,6 +297,7 @@ impl TcpSender {
             pace_next: 0,
             pace_timer: Timer::default(),
             cc_rng: Rng::stream(flow as u64, "cc"),
+            persist: Default::default(),
             writes: None,
             bulk_piece: None,
             cfg,
@@ -355,7 +358,7 @@ impl TcpSender {
     }
 
     /// A header with the fields every segment of ours carries (window, timestamp).
-    fn base_header(&self, ctx: &Ctx) -> TcpHeader {
+    pub(super) fn base_header(&self, ctx: &Ctx) -> TcpHeader {
         TcpHeader {
             wnd: self.cfg.rcv_buf.min(u32::MAX as u64) as u32,
             ts_val: if self.cfg.timestamps {
@@ -368,7 +371,7 @@ impl TcpSender {
     }
 
     /// Put a segment in the outbox.
-    fn emit(&mut self, mut h: TcpHeader, wire: u32, ctx: &mut Ctx) {
+    pub(super) fn emit(&mut self, mut h: TcpHeader, wire: u32, ctx: &mut Ctx) {
         let ecn = self.ecn_mark_outgoing(&mut h);
         let uid = ctx.uid();
         ctx.out.push(Packet {
@@ -443,8 +446,13 @@ impl TcpSender {
                 };
                 self.on_ack(p, ctx);
                 self.ecn_on_ack(p, una);
-                if !self.ful.frozen && !self.rto_timer.is_set() && self.snd_max > self.snd_una {
-                    self.restart_rto(ctx); // resumed by a FUL = 0 that acknowledged nothing new
+                if !self.ful.frozen && !self.rto_timer.is_set() {
+                    if self.snd_max > self.snd_una {
+                        self.restart_rto(ctx); // resumed by a FUL = 0 that acknowledged nothing new
+                    } else if self.cfg.read_rate.is_some() {
+                        // Nothing in flight: the window may have opened for a probing sender.
+                        self.persist_on_ack(ctx);
+                    }
                 }
             }
             SenderState::Done => {
@@ -588,10 +596,7 @@ impl TcpSender {
     pub(crate) fn next_new_segment(&self) -> Option<(u64, u64, bool)> {
         let mss = self.win.mss as u64;
         let data_end = self.data_end();
-        let len = match &self.writes {
-            Some(w) => w.next_len(self.snd_max),
-            None => data_end.saturating_sub(self.snd_max).min(mss),
-        };
+        let len = self.new_segment_len();
         let fin = self.finite && self.snd_max + len == self.app_end && data_end == self.app_end;
         if len == 0 && (!fin || self.snd_max > self.app_end) {
             return None;
@@ -604,6 +609,18 @@ impl TcpSender {
             return None;
         }
         Some((self.snd_max, len, fin))
+    }
+
+    /// The length of the next segment of new data the application has (0: none).
+    #[inline]
+    pub(crate) fn new_segment_len(&self) -> u64 {
+        match &self.writes {
+            Some(w) => w.next_len(self.snd_max),
+            None => self
+                .data_end()
+                .saturating_sub(self.snd_max)
+                .min(self.win.mss as u64),
+        }
     }
 
     /// Send as much as the windows, Nagle and the application allow.
@@ -667,6 +684,9 @@ impl TcpSender {
                     Some((start, len, fin)) => (start, len, fin, None),
                     None => {
                         self.note_app_limited();
+                        if self.cfg.read_rate.is_some() {
+                            self.persist_after_send(ctx);
+                        }
                         break;
                     }
                 }

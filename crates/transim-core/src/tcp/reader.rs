@@ -1,0 +1,301 @@
+//! A receiving application that reads at a set rate (`tcp.read_rate`), and the receive
+//! window it leaves: the flow control of RFC 9293 §3.8.6.
+//!
+//! Without a reader the application takes every byte the moment it is in order, so the
+//! advertised window is the whole receive buffer. With one, the in-order bytes wait in the
+//! buffer until the application reads them, at a constant rate while any are there (a fluid
+//! reader: a video player draining at its bit rate, a disk writer, a slow consumer). The
+//! window is the buffer less what waits unread, in whole segments (as Linux offers it), and
+//! the receiver moves the window's right edge only by at least min(buffer / 2, MSS) at a
+//! time (the receiver's silly window syndrome avoidance, RFC 9293 §3.8.6.2.2), and never
+//! back. When the application has freed enough
+//! (Linux's `tcp_cleanup_rbuf`: the window left is at most half the buffer and the new one at
+//! least twice it) the receiver tells the sender at once with a window update.
+//!
+//! The reader's state is exact in whole bytes: the bytes read by time t are
+//! ⌊R·(t − t₀)/8⌋ after the instant t₀ it last started from an empty buffer, capped at the
+//! bytes delivered.
+
+use super::receiver::TcpReceiver;
+use super::{timers, Ctx};
+use crate::net::TcpHeader;
+use crate::sim::timer::Timer;
+use crate::sim::Time;
+
+/// The receiving application's reader and the window it leaves.
+#[derive(Clone, Debug)]
+pub(crate) struct Reader {
+    /// Read rate, bit/s.
+    rate_bps: f64,
+    /// Bytes read by `since`, the instant the reader last started on an empty buffer.
+    read_base: u64,
+    since: Time,
+    /// In-order bytes handed to the receive buffer.
+    delivered: u64,
+    /// RCV.NXT + RCV.WND as last advertised (0 before the first advertisement).
+    right_edge: u64,
+    /// Fires when the window has opened enough for an update of its own.
+    pub(crate) update: Timer,
+    /// ACKs sent only to report a window the application opened.
+    pub(crate) window_updates: u64,
+    /// ACKs that advertised a zero window.
+    pub(crate) zero_window_acks: u64,
+}
+
+/// `bytes` rounded down to whole segments of `mss` (Linux's `__tcp_select_window` offers the
+/// free space in whole segments, so that a sender of full segments is never left a window
+/// smaller than one and not zero).
+fn whole_segments(bytes: u64, mss: u64) -> u64 {
+    bytes - bytes % mss.max(1)
+}
+
+/// RFC 9293's threshold for moving the right edge: min(Fr · buffer, MSS) with Fr = 1/2.
+fn sws_step(buf: u64, mss: u64) -> u64 {
+    (buf / 2).min(mss).max(1)
+}
+
+impl Reader {
+    /// A reader taking `rate_bps` bit/s.
+    pub(crate) fn new(rate_bps: f64) -> Reader {
+        Reader {
+            rate_bps,
+            read_base: 0,
+            since: 0,
+            delivered: 0,
+            right_edge: 0,
+            update: Timer::default(),
+            window_updates: 0,
+            zero_window_acks: 0,
+        }
+    }
+
+    /// The read rate, bit/s.
+    pub(crate) fn rate_bps(&self) -> f64 {
+        self.rate_bps
+    }
+
+    /// Bytes the application has read by `now`.
+    pub(crate) fn read_by(&self, now: Time) -> u64 {
+        let bytes = (now.saturating_sub(self.since) as f64 * self.rate_bps / 8e9).floor();
+        // (A float beyond u64's range saturates in the cast.)
+        self.read_base
+            .saturating_add(bytes as u64)
+            .min(self.delivered)
+    }
+
+    /// Bytes in order in the buffer, not yet read, at `now`.
+    pub(crate) fn unread(&self, now: Time) -> u64 {
+        self.delivered - self.read_by(now)
+    }
+
+    /// `bytes` more arrive in order at `now`. A reader that had emptied the buffer starts on
+    /// them now; one still reading goes on at its rate.
+    pub(crate) fn deliver(&mut self, bytes: u64, now: Time) {
+        if self.read_by(now) >= self.delivered {
+            self.read_base = self.delivered;
+            self.since = now;
+        }
+        self.delivered += bytes;
+    }
+
+    /// The window to advertise at `now` (bytes above `rcv_nxt`), with receive buffer `buf`:
+    /// the right edge moves to RCV.NXT + the free space in whole segments when that is at
+    /// least min(buf / 2, `mss`) beyond where it was, else stays.
+    pub(crate) fn window(&mut self, rcv_nxt: u64, buf: u64, mss: u64, now: Time) -> u64 {
+        let edge = rcv_nxt + whole_segments(buf.saturating_sub(self.unread(now)), mss);
+        if edge >= self.right_edge + sws_step(buf, mss) || self.right_edge == 0 {
+            self.right_edge = edge;
+        }
+        self.right_edge.saturating_sub(rcv_nxt)
+    }
+
+    /// The window last advertised, seen from `rcv_nxt`.
+    pub(crate) fn window_left(&self, rcv_nxt: u64) -> u64 {
+        self.right_edge.saturating_sub(rcv_nxt)
+    }
+
+    /// When the application will have freed enough of the buffer for a window update of
+    /// its own: the window left is at most half the buffer, and the one the receiver could
+    /// advertise is at least twice it and beyond the SWS step. None when the window left is
+    /// larger (the sender is not held back).
+    pub(crate) fn update_due(&self, rcv_nxt: u64, buf: u64, mss: u64, now: Time) -> Option<Time> {
+        let left = self.window_left(rcv_nxt);
+        if left > buf / 2 {
+            return None;
+        }
+        // The window wanted, in whole segments; a window the buffer cannot hold never comes.
+        let want = (2 * left).max(left + sws_step(buf, mss)).div_ceil(mss) * mss;
+        if want > buf {
+            return None;
+        }
+        // buffer − unread(t) ≥ want  ⟺  read_by(t) ≥ delivered − (buffer − want).
+        let need = self.delivered.saturating_sub(buf - want);
+        if self.read_by(now) >= need {
+            return Some(now);
+        }
+        let wait = ((need - self.read_base) as f64 * 8e9 / self.rate_bps).ceil();
+        Some(self.since.saturating_add(wait as Time).max(now + 1))
+    }
+}
+
+impl TcpReceiver {
+    /// A segment without data or flags that take sequence space: a zero-window probe when it
+    /// lies below rcv_nxt, answered with an ACK, which carries the window (RFC 9293
+    /// §3.10.7.4: an unacceptable segment draws an ACK).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn reader_on_bare_segment(&mut self, p: &TcpHeader, ctx: &mut Ctx) {
+        if p.seq < self.rcv_nxt {
+            self.send_ack(ctx);
+        }
+    }
+
+    /// More bytes are in order in the buffer at `now` (the receiver's count has moved on).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn reader_deliver(&mut self, now: Time) {
+        let total = self.stats.bytes_delivered;
+        if let Some(r) = self.reader.as_deref_mut() {
+            r.deliver(total - r.delivered, now);
+        }
+    }
+
+    /// Move the window's right edge as far as the application has freed the buffer (by the
+    /// SWS rule), before an ACK goes out, and set the window it advertises; count a zero
+    /// window.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn reader_advance_window(&mut self, now: Time) {
+        let (rcv_nxt, buf, mss) = (self.rcv_nxt, self.cfg.rcv_buf, self.cfg.mss as u64);
+        if let Some(r) = self.reader.as_deref_mut() {
+            self.window = r.window(rcv_nxt, buf, mss, now);
+            if self.window == 0 {
+                r.zero_window_acks += 1;
+            }
+        }
+    }
+
+    /// Before an ACK goes out: set the window it advertises, and arm the window-update timer
+    /// for when the application will have opened the window enough (or disarm it: the
+    /// window left is large, or all data is in).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn reader_before_ack(&mut self, ctx: &mut Ctx) {
+        self.reader_advance_window(ctx.now);
+        self.reader_schedule_update(ctx);
+    }
+
+    /// Arm or disarm the window-update timer after the window was set.
+    fn reader_schedule_update(&mut self, ctx: &mut Ctx) {
+        let (rcv_nxt, buf, mss) = (self.rcv_nxt, self.cfg.rcv_buf, self.cfg.mss as u64);
+        let done = self.stats.fin_at.is_some();
+        let flow = self.flow;
+        let Some(r) = self.reader.as_deref_mut() else {
+            return;
+        };
+        match r.update_due(rcv_nxt, buf, mss, ctx.now) {
+            Some(at) if !done => r.update.set(at, flow, timers::WINDOW_UPDATE, ctx.events),
+            _ => r.update.cancel(),
+        }
+    }
+
+    /// The window-update timer fired: send the update if the window is due, else wait on.
+    pub(crate) fn on_window_timer(&mut self, ctx: &mut Ctx) {
+        let (rcv_nxt, buf, mss) = (self.rcv_nxt, self.cfg.rcv_buf, self.cfg.mss as u64);
+        let flow = self.flow;
+        let Some(r) = self.reader.as_deref_mut() else {
+            return;
+        };
+        if !r
+            .update
+            .fire(ctx.now, flow, timers::WINDOW_UPDATE, ctx.events)
+        {
+            return;
+        }
+        match r.update_due(rcv_nxt, buf, mss, ctx.now) {
+            Some(at) if at <= ctx.now => {
+                r.window_updates += 1;
+                self.send_ack(ctx);
+            }
+            Some(at) => r.update.set(at, flow, timers::WINDOW_UPDATE, ctx.events),
+            None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::MILLISECOND;
+
+    /// 8 Mb/s reads a byte per microsecond.
+    const MBPS8: f64 = 8e6;
+
+    #[test]
+    fn reads_at_its_rate_and_never_more_than_delivered() {
+        let mut r = Reader::new(MBPS8);
+        r.deliver(10_000, 0);
+        assert_eq!(r.read_by(MILLISECOND), 1_000);
+        assert_eq!(r.unread(MILLISECOND), 9_000);
+        assert_eq!(r.read_by(20 * MILLISECOND), 10_000);
+        // Empty from 10 ms; new bytes at 30 ms are read from 30 ms on, not from 10 ms.
+        r.deliver(5_000, 30 * MILLISECOND);
+        assert_eq!(r.read_by(31 * MILLISECOND), 11_000);
+        // Bytes arriving while it reads do not restart it.
+        r.deliver(5_000, 32 * MILLISECOND);
+        assert_eq!(r.read_by(33 * MILLISECOND), 13_000);
+    }
+
+    #[test]
+    fn the_right_edge_moves_by_at_least_the_sws_step_and_never_back() {
+        let (buf, mss) = (8_000, 1_000);
+        let mut r = Reader::new(MBPS8);
+        assert_eq!(r.window(1, buf, mss, 0), 8_000);
+        // 6,000 bytes arrive at t = 0; by 0.5 ms 500 are read: the edge could move 500 only.
+        r.deliver(6_000, 0);
+        assert_eq!(r.window(6_001, buf, mss, MILLISECOND / 2), 2_000);
+        // By 1 ms 1,000 are read: the edge moves by the MSS.
+        assert_eq!(r.window(6_001, buf, mss, MILLISECOND), 3_000);
+        // The rest arrive: the window closes to zero and stays closed until 1 MSS is read.
+        r.deliver(3_000, MILLISECOND);
+        assert_eq!(r.window(9_001, buf, mss, MILLISECOND), 0);
+        assert_eq!(r.window(9_001, buf, mss, MILLISECOND + 999_000), 0);
+        assert_eq!(r.window(9_001, buf, mss, 2 * MILLISECOND), 1_000);
+    }
+
+    #[test]
+    fn windows_come_in_whole_segments() {
+        let (buf, mss) = (8_000, 1_448);
+        let mut r = Reader::new(MBPS8);
+        assert_eq!(r.window(1, buf, mss, 0), 7_240);
+        r.deliver(7_240, 0);
+        assert_eq!(r.window(7_241, buf, mss, 0), 0);
+        // 2,000 bytes free: one segment's worth is offered, not 2,000.
+        assert_eq!(r.window(7_241, buf, mss, 2 * MILLISECOND - 760_000), 1_448);
+        // The segment took the window to zero: due when a whole segment is free again.
+        r.deliver(1_448, 2 * MILLISECOND);
+        assert_eq!(r.window(8_689, buf, mss, 2 * MILLISECOND), 0);
+        let due = r.update_due(8_689, buf, mss, 2 * MILLISECOND).unwrap();
+        assert_eq!(r.unread(due), buf - mss);
+    }
+
+    #[test]
+    fn an_update_is_due_when_the_window_can_double_past_the_step() {
+        let (buf, mss) = (8_000, 1_000);
+        let mut r = Reader::new(MBPS8);
+        r.window(1, buf, mss, 0);
+        r.deliver(8_000, 0);
+        assert_eq!(r.window(8_001, buf, mss, 0), 0);
+        // Zero window: due when one MSS is read, at 1 ms.
+        assert_eq!(r.update_due(8_001, buf, mss, 0), Some(MILLISECOND));
+        assert_eq!(r.window(8_001, buf, mss, MILLISECOND), 1_000);
+        // 1,000 left: due when 2,000 can be advertised, another 1,000 read: 2 ms.
+        assert_eq!(
+            r.update_due(8_001, buf, mss, MILLISECOND),
+            Some(2 * MILLISECOND)
+        );
+        // More than half the buffer left: none.
+        assert_eq!(r.window(8_001, buf, mss, 6 * MILLISECOND), 6_000);
+        assert_eq!(r.update_due(8_001, buf, mss, 6 * MILLISECOND), None);
+    }
+}
