@@ -130,6 +130,7 @@ def test_each_flow_recovers_as_its_tcp_prr_says() -> None:
         ({"topology.ecmp": True}, "topology.ecmp", "ECMP"),
         ({"topology.bottleneck.overhead": 3}, "link r1->r2 overhead", "2-byte PPP header"),
         ({"topology.bottleneck.jitter": "1ms"}, "link r1->r2 jitter", "random delay"),
+        ({"tcp.read_rate": "1Mbps"}, "tcp.read_rate", "reads at a set rate"),
         ({"tcp.delayed_ack": "on", "tcp.quickacks": 2}, "tcp.quickacks", "only the first"),
         ({"flows[0].protocol": "sctp"}, "flows[0].protocol", "SCTP"),
         ({"flows[0].app": {"kind": "writes", "sizes": [100]}}, "flows[0].app.kind", "'writes'"),

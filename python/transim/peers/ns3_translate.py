@@ -197,6 +197,11 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
         raise _untranslated(f"{path}.slow_start_after_idle", "slow start after idle")
     if t["dsack"]:
         raise _refuse(f"{path}.dsack", "D-SACK (ns-3's receivers report no duplicates)")
+    if t.get("read_rate_bps") is not None:
+        raise _refuse(
+            f"{path}.read_rate",
+            "an application that reads at a set rate (the driver's sink reads at once)",
+        )
     if t["nagle"] == "minshall":
         raise _refuse(f"{path}.nagle", "Minshall's Nagle variant")
     d = t["delayed_ack"]
