@@ -100,9 +100,19 @@ impl Reader {
 
     /// The window to advertise at `now` (bytes above `rcv_nxt`), with receive buffer `buf`:
     /// the right edge moves to RCV.NXT + the free space in whole segments when that is at
-    /// least min(buf / 2, `mss`) beyond where it was, else stays.
-    pub(crate) fn window(&mut self, rcv_nxt: u64, buf: u64, mss: u64, now: Time) -> u64 {
-        let edge = rcv_nxt + whole_segments(buf.saturating_sub(self.unread(now)), mss);
+    /// least min(buf / 2, `mss`) beyond where it was, else stays. With window scaling the
+    /// window goes out in units of `grain` bytes (2^shift), rounded up as Linux rounds it, so
+    /// that the sender still sees every whole segment the free space holds.
+    pub(crate) fn window(
+        &mut self,
+        rcv_nxt: u64,
+        buf: u64,
+        mss: u64,
+        grain: u64,
+        now: Time,
+    ) -> u64 {
+        let free = whole_segments(buf.saturating_sub(self.unread(now)), mss);
+        let edge = rcv_nxt + free.div_ceil(grain) * grain;
         if edge >= self.right_edge + sws_step(buf, mss) || self.right_edge == 0 {
             self.right_edge = edge;
         }
@@ -116,15 +126,28 @@ impl Reader {
 
     /// When the application will have freed enough of the buffer for a window update of
     /// its own: the window left is at most half the buffer, and the one the receiver could
-    /// advertise is at least twice it and beyond the SWS step. None when the window left is
-    /// larger (the sender is not held back).
-    pub(crate) fn update_due(&self, rcv_nxt: u64, buf: u64, mss: u64, now: Time) -> Option<Time> {
+    /// advertise (as [`Reader::window`] would, in units of `grain`) is at least twice it and
+    /// beyond the SWS step. None when the window left is larger (the sender is not held
+    /// back) or no buffer could hold the window wanted.
+    pub(crate) fn update_due(
+        &self,
+        rcv_nxt: u64,
+        buf: u64,
+        mss: u64,
+        grain: u64,
+        now: Time,
+    ) -> Option<Time> {
         let left = self.window_left(rcv_nxt);
         if left > buf / 2 {
             return None;
         }
-        // The window wanted, in whole segments; a window the buffer cannot hold never comes.
-        let want = (2 * left).max(left + sws_step(buf, mss)).div_ceil(mss) * mss;
+        let target = (2 * left).max(left + sws_step(buf, mss));
+        // The fewest whole segments of free space whose advertised window reaches it (at
+        // most a unit beyond the segments), so that a due update always moves the edge.
+        let mut want = target.div_ceil(mss) * mss;
+        while want >= mss && (want - mss).div_ceil(grain) * grain >= target {
+            want -= mss;
+        }
         if want > buf {
             return None;
         }
@@ -167,8 +190,9 @@ impl TcpReceiver {
     #[inline(never)]
     pub(crate) fn reader_advance_window(&mut self, now: Time) {
         let (rcv_nxt, buf, mss) = (self.rcv_nxt, self.cfg.rcv_buf, self.cfg.mss as u64);
+        let grain = 1 << self.cfg.wscale_shift();
         if let Some(r) = self.reader.as_deref_mut() {
-            self.window = r.window(rcv_nxt, buf, mss, now);
+            self.window = r.window(rcv_nxt, buf, mss, grain, now);
             if self.window == 0 {
                 r.zero_window_acks += 1;
             }
@@ -188,12 +212,13 @@ impl TcpReceiver {
     /// Arm or disarm the window-update timer after the window was set.
     fn reader_schedule_update(&mut self, ctx: &mut Ctx) {
         let (rcv_nxt, buf, mss) = (self.rcv_nxt, self.cfg.rcv_buf, self.cfg.mss as u64);
+        let grain = 1 << self.cfg.wscale_shift();
         let done = self.stats.fin_at.is_some();
         let flow = self.flow;
         let Some(r) = self.reader.as_deref_mut() else {
             return;
         };
-        match r.update_due(rcv_nxt, buf, mss, ctx.now) {
+        match r.update_due(rcv_nxt, buf, mss, grain, ctx.now) {
             Some(at) if !done => r.update.set(at, flow, timers::WINDOW_UPDATE, ctx.events),
             _ => r.update.cancel(),
         }
@@ -202,6 +227,7 @@ impl TcpReceiver {
     /// The window-update timer fired: send the update if the window is due, else wait on.
     pub(crate) fn on_window_timer(&mut self, ctx: &mut Ctx) {
         let (rcv_nxt, buf, mss) = (self.rcv_nxt, self.cfg.rcv_buf, self.cfg.mss as u64);
+        let grain = 1 << self.cfg.wscale_shift();
         let flow = self.flow;
         let Some(r) = self.reader.as_deref_mut() else {
             return;
@@ -212,7 +238,7 @@ impl TcpReceiver {
         {
             return;
         }
-        match r.update_due(rcv_nxt, buf, mss, ctx.now) {
+        match r.update_due(rcv_nxt, buf, mss, grain, ctx.now) {
             Some(at) if at <= ctx.now => {
                 r.window_updates += 1;
                 self.send_ack(ctx);
@@ -250,52 +276,73 @@ mod tests {
     fn the_right_edge_moves_by_at_least_the_sws_step_and_never_back() {
         let (buf, mss) = (8_000, 1_000);
         let mut r = Reader::new(MBPS8);
-        assert_eq!(r.window(1, buf, mss, 0), 8_000);
+        assert_eq!(r.window(1, buf, mss, 1, 0), 8_000);
         // 6,000 bytes arrive at t = 0; by 0.5 ms 500 are read: the edge could move 500 only.
         r.deliver(6_000, 0);
-        assert_eq!(r.window(6_001, buf, mss, MILLISECOND / 2), 2_000);
+        assert_eq!(r.window(6_001, buf, mss, 1, MILLISECOND / 2), 2_000);
         // By 1 ms 1,000 are read: the edge moves by the MSS.
-        assert_eq!(r.window(6_001, buf, mss, MILLISECOND), 3_000);
+        assert_eq!(r.window(6_001, buf, mss, 1, MILLISECOND), 3_000);
         // The rest arrive: the window closes to zero and stays closed until 1 MSS is read.
         r.deliver(3_000, MILLISECOND);
-        assert_eq!(r.window(9_001, buf, mss, MILLISECOND), 0);
-        assert_eq!(r.window(9_001, buf, mss, MILLISECOND + 999_000), 0);
-        assert_eq!(r.window(9_001, buf, mss, 2 * MILLISECOND), 1_000);
+        assert_eq!(r.window(9_001, buf, mss, 1, MILLISECOND), 0);
+        assert_eq!(r.window(9_001, buf, mss, 1, MILLISECOND + 999_000), 0);
+        assert_eq!(r.window(9_001, buf, mss, 1, 2 * MILLISECOND), 1_000);
     }
 
     #[test]
     fn windows_come_in_whole_segments() {
         let (buf, mss) = (8_000, 1_448);
         let mut r = Reader::new(MBPS8);
-        assert_eq!(r.window(1, buf, mss, 0), 7_240);
+        assert_eq!(r.window(1, buf, mss, 1, 0), 7_240);
         r.deliver(7_240, 0);
-        assert_eq!(r.window(7_241, buf, mss, 0), 0);
+        assert_eq!(r.window(7_241, buf, mss, 1, 0), 0);
         // 2,000 bytes free: one segment's worth is offered, not 2,000.
-        assert_eq!(r.window(7_241, buf, mss, 2 * MILLISECOND - 760_000), 1_448);
+        assert_eq!(
+            r.window(7_241, buf, mss, 1, 2 * MILLISECOND - 760_000),
+            1_448
+        );
         // The segment took the window to zero: due when a whole segment is free again.
         r.deliver(1_448, 2 * MILLISECOND);
-        assert_eq!(r.window(8_689, buf, mss, 2 * MILLISECOND), 0);
-        let due = r.update_due(8_689, buf, mss, 2 * MILLISECOND).unwrap();
+        assert_eq!(r.window(8_689, buf, mss, 1, 2 * MILLISECOND), 0);
+        let due = r.update_due(8_689, buf, mss, 1, 2 * MILLISECOND).unwrap();
         assert_eq!(r.unread(due), buf - mss);
+    }
+
+    #[test]
+    fn a_scaled_window_is_rounded_up_to_its_unit() {
+        // 999-byte segments and 2-byte units: one segment's window goes out as 1,000 (999
+        // rounded down would hold no segment).
+        let (buf, mss) = (100_000, 999);
+        let mut r = Reader::new(MBPS8);
+        assert_eq!(r.window(1, buf, mss, 2, 0), 99_900);
+        r.deliver(99_900, 0);
+        assert_eq!(r.window(99_901, buf, mss, 2, 0), 0);
+        assert_eq!(r.window(99_901, buf, mss, 2, 999_000), 1_000);
+        // The segment leaves a 1-byte unit: the next update is due when one segment is free
+        // again (899 more bytes read), not two, and it moves the edge.
+        r.deliver(999, 999_000);
+        let due = r.update_due(100_900, buf, mss, 2, 999_000).unwrap();
+        assert_eq!(due, 1_898_000);
+        assert_eq!(r.window(100_900, buf, mss, 2, due), 1_000);
     }
 
     #[test]
     fn an_update_is_due_when_the_window_can_double_past_the_step() {
         let (buf, mss) = (8_000, 1_000);
         let mut r = Reader::new(MBPS8);
-        r.window(1, buf, mss, 0);
+        r.window(1, buf, mss, 1, 0);
         r.deliver(8_000, 0);
-        assert_eq!(r.window(8_001, buf, mss, 0), 0);
+        assert_eq!(r.window(8_001, buf, mss, 1, 0), 0);
         // Zero window: due when one MSS is read, at 1 ms.
-        assert_eq!(r.update_due(8_001, buf, mss, 0), Some(MILLISECOND));
-        assert_eq!(r.window(8_001, buf, mss, MILLISECOND), 1_000);
+        assert_eq!(r.update_due(8_001, buf, mss, 1, 0), Some(MILLISECOND));
+        assert_eq!(r.window(8_001, buf, mss, 1, MILLISECOND), 1_000);
         // 1,000 left: due when 2,000 can be advertised, another 1,000 read: 2 ms.
         assert_eq!(
-            r.update_due(8_001, buf, mss, MILLISECOND),
+            r.update_due(8_001, buf, mss, 1, MILLISECOND),
             Some(2 * MILLISECOND)
         );
         // More than half the buffer left: none.
-        assert_eq!(r.window(8_001, buf, mss, 6 * MILLISECOND), 6_000);
-        assert_eq!(r.update_due(8_001, buf, mss, 6 * MILLISECOND), None);
+        assert_eq!(r.window(8_001, buf, mss, 1, 6 * MILLISECOND), 6_000);
+        assert_eq!(r.update_due(8_001, buf, mss, 1, 6 * MILLISECOND), None);
     }
 }
