@@ -18,7 +18,7 @@ use crate::sim::timer::Timer;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Persist {
     timer: Timer,
-    /// Probes sent since the window last admitted a segment (each doubles the interval).
+    /// Probes sent in this episode (each doubles the interval).
     backoff: u32,
     /// Window probes sent.
     pub(crate) probes: u64,
@@ -53,8 +53,9 @@ impl TcpSender {
         self.arm_persist(ctx);
     }
 
-    /// After an ACK (flows with a reader only): a window that admits the next segment, or
-    /// data in flight again (whose ACKs will carry the window), ends the probing.
+    /// After an ACK with nothing in flight (flows with a reader only): a window that now
+    /// admits the next segment ends the probing, and the segment goes (the next time the
+    /// window holds data back is a new episode, with its backoff from zero).
     #[cold]
     #[inline(never)]
     pub(crate) fn persist_on_ack(&mut self, ctx: &mut Ctx) {
@@ -62,7 +63,6 @@ impl TcpSender {
             return;
         }
         self.persist.timer.cancel();
-        self.persist.backoff = 0;
         self.recovery_send(ctx);
     }
 
@@ -76,9 +76,7 @@ impl TcpSender {
             return;
         }
         if self.state != super::sender::SenderState::Established || !self.window_blocks() {
-            // Data went out since (the ACK that opened the window sent it).
-            self.persist.backoff = 0;
-            return;
+            return; // data went out since (the ACK that opened the window sent it)
         }
         let mut p = self.base_header(ctx);
         p.flags = flags::ACK;
