@@ -7,6 +7,7 @@ use crate::net::idle_path::{Hop, IdlePath};
 use crate::net::loss::gilbert_elliott_stats;
 use crate::net::{DropCause, LossModel};
 use crate::net::{Link, QueueLimit};
+use crate::scenario::names::numbered;
 use crate::sim::{secs, Time};
 use crate::trace::PacketTrace;
 use crate::transport::{Detail, FlowFacts, Series};
@@ -221,10 +222,11 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
         traces.push(f.transport.take_trace());
     }
     let dur = secs(end).max(1e-12);
+    let link_names = std::mem::take(&mut sim.link_names);
     let links = sim
         .links
         .iter()
-        .zip(&sim.link_names)
+        .zip(link_names)
         .map(|(l, name)| {
             let st = &l.stats;
             let (model, burst) = match *l.loss() {
@@ -243,14 +245,14 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             };
             let admitted = st.packets_in - st.drops[DropCause::Queue.index()];
             LinkResult {
-                name: name.clone(),
+                name,
                 rate_bps: l.rate_bps,
                 delay: secs(l.delay),
                 queue_limit: match l.limit {
                     QueueLimit::Packets(n) if l.cells && n >= u64::MAX / 2 => "unlimited".into(),
-                    QueueLimit::Packets(n) if l.cells => format!("{n}cells"),
-                    QueueLimit::Packets(n) => format!("{n}pkt"),
-                    QueueLimit::Bytes(b) => format!("{b}B"),
+                    QueueLimit::Packets(n) if l.cells => numbered("", n, "cells"),
+                    QueueLimit::Packets(n) => numbered("", n, "pkt"),
+                    QueueLimit::Bytes(b) => numbered("", b, "B"),
                 },
                 unit: if l.cells { "cells" } else { "packets" },
                 port: l.port.as_ref().map(|p| p.stats),

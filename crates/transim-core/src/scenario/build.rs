@@ -2,6 +2,7 @@
 //! flows. Every semantic error names the field path.
 
 use super::error::ScenarioError;
+use super::names::{joined, numbered};
 use super::schema::*;
 use super::units::QueueLimit;
 use crate::engine::{Flow, Routes, Simulation, NO_ROUTE};
@@ -10,6 +11,7 @@ use crate::net::qdisc::Sched;
 use crate::net::{JitterSpec, Link, LossModel, ScriptedDrops};
 use crate::sim::rng::Rng;
 use crate::sim::Time;
+use std::borrow::Cow;
 
 /// Deserialize a scenario from a JSON value (Python hands over its parsed TOML this way).
 pub fn parse(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
@@ -95,11 +97,14 @@ pub(super) struct Net {
 }
 
 impl Net {
-    fn node(&mut self, name: &str) -> u32 {
+    fn node(&mut self, name: impl Into<String>) -> u32 {
         let id = self.names.len() as u32;
-        self.names.push(name.to_string());
+        let name = name.into();
+        if !self.index.contains_key(&name) {
+            self.index.insert(name.clone(), id);
+        }
+        self.names.push(name);
         self.out.push(Vec::new());
-        self.index.entry(name.to_string()).or_insert(id);
         id
     }
 
@@ -108,6 +113,7 @@ impl Net {
     /// built so far again and again (half the build time at 10,000 flows).
     fn reserve(&mut self, nodes: usize, directions: usize) {
         self.names.reserve(nodes);
+        self.index.reserve(nodes);
         self.out.reserve(nodes);
         self.links.reserve(directions);
         self.link_names.reserve(directions);
@@ -120,7 +126,7 @@ impl Net {
 
     fn add_direction(&mut self, from: u32, to: u32, d: DirParams, seed: u64) {
         let id = self.links.len() as u32;
-        let name = format!("{}->{}", self.names[from as usize], self.names[to as usize]);
+        let name = joined(&[&self.names[from as usize], "->", &self.names[to as usize]]);
         let rng = Rng::stream_joined(seed, &["loss/", &name]);
         let mut d = d;
         if let Some(s) = d.sched.as_mut() {
@@ -505,20 +511,25 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             for (i, f) in sc.flows.iter().enumerate() {
                 forbid(&f.src, format_args!("flows[{i}].src"), why)?;
                 forbid(&f.dst, format_args!("flows[{i}].dst"), why)?;
-                let s = net.node(&format!("s{i}"));
-                let d = net.node(&format!("d{i}"));
-                let (sa, sa_path) = match (&f.sender_access, &topo.sender_access) {
-                    (Some(l), _) => ((**l).clone(), format!("flows[{i}].sender_access")),
-                    (None, Some(l)) => (l.clone(), "topology.sender_access".into()),
-                    (None, None) => (access.clone(), "topology.access".into()),
-                };
-                let (ra, ra_path) = match (&f.receiver_access, &topo.receiver_access) {
-                    (Some(l), _) => ((**l).clone(), format!("flows[{i}].receiver_access")),
-                    (None, Some(l)) => (l.clone(), "topology.receiver_access".into()),
-                    (None, None) => (access.clone(), "topology.access".into()),
-                };
-                net.add_link(s, r1, &sa, &sa_path, sc.seed, n)?;
-                net.add_link(r2, d, &ra, &ra_path, sc.seed, n)?;
+                let s = net.node(numbered("s", i as u64, ""));
+                let d = net.node(numbered("d", i as u64, ""));
+                // (Borrowed: a link's spec is over a kilobyte, and most flows share one.)
+                let (sa, sa_path): (&LinkSpec, Cow<str>) =
+                    match (&f.sender_access, &topo.sender_access) {
+                        (Some(l), _) => (l, numbered("flows[", i as u64, "].sender_access").into()),
+                        (None, Some(l)) => (l, "topology.sender_access".into()),
+                        (None, None) => (&access, "topology.access".into()),
+                    };
+                let (ra, ra_path): (&LinkSpec, Cow<str>) =
+                    match (&f.receiver_access, &topo.receiver_access) {
+                        (Some(l), _) => {
+                            (l, numbered("flows[", i as u64, "].receiver_access").into())
+                        }
+                        (None, Some(l)) => (l, "topology.receiver_access".into()),
+                        (None, None) => (&access, "topology.access".into()),
+                    };
+                net.add_link(s, r1, sa, &sa_path, sc.seed, n)?;
+                net.add_link(r2, d, ra, &ra_path, sc.seed, n)?;
                 if topo.access.is_none() {
                     // The default access links' 1000 packets is a default, not a choice.
                     let k = net.queue_given.len();
@@ -711,7 +722,9 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             )?,
         };
         flows.push(Flow::new(
-            f.name.clone().unwrap_or_else(|| format!("flow{i}")),
+            f.name
+                .clone()
+                .unwrap_or_else(|| numbered("flow", i as u64, "")),
             f.start.map(|x| x.0).unwrap_or(0),
             endpoints[i].0,
             endpoints[i].1,

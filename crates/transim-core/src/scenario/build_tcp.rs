@@ -3,6 +3,7 @@
 use super::apps::{app_bytes, pieces};
 use super::build::{forbid, Net};
 use super::error::ScenarioError;
+use super::names::{decimal, numbered};
 use super::profiles::resolve;
 use super::schema::*;
 use crate::engine::Routes;
@@ -45,7 +46,7 @@ pub(super) fn connection(
     let (spec, path): (Cow<TcpSpec>, Cow<str>) = match &f.tcp {
         Some(t) => (
             Cow::Owned(t.over(&sc.tcp)),
-            format!("flows[{i}].tcp").into(),
+            numbered("flows[", i as u64, "].tcp").into(),
         ),
         None => (Cow::Borrowed(&sc.tcp), "tcp".into()),
     };
@@ -73,7 +74,7 @@ pub(super) fn connection(
             ));
         }
     }
-    let app_bytes = app_bytes(&f.app, &format!("flows[{i}].app"))?;
+    let app_bytes = app_bytes(&f.app, &numbered("flows[", i as u64, "].app"))?;
     let mut switches = Vec::new();
     for (k, sw) in f.switch.iter().flatten().enumerate() {
         let p = format!("flows[{i}].switch[{k}]");
@@ -143,7 +144,10 @@ pub(super) fn connection(
         }
         _ => None,
     };
-    sender.seed_cc(Rng::stream(sc.seed, &format!("cc/{i}")));
+    sender.seed_cc(Rng::stream_joined(
+        sc.seed,
+        &["cc/", decimal(i as u64, &mut [0; 20])],
+    ));
     let mut receiver = TcpReceiver::new(cfg, i as u32, d, s);
     if let Some((round, total)) = rounds {
         receiver.in_rounds(round, total);
