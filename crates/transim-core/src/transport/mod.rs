@@ -17,6 +17,7 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
+mod fields;
 pub mod rtt;
 
 pub use crate::sim::events::TimerId;
@@ -226,18 +227,16 @@ pub trait Transport: Send {
 /// A transport's own results for one flow: serialised flat beside the engine's fields,
 /// and open to typed access from Rust (`as_any().downcast_ref`).
 pub trait FlowDetail: Any + Debug + Send + Sync {
-    /// The fields as a JSON object.
-    fn to_json(&self) -> serde_json::Map<String, serde_json::Value>;
+    /// The fields, in name order, each as a JSON value (an error for results that are not
+    /// a struct).
+    fn fields(&self) -> Result<Vec<(&'static str, serde_json::Value)>, serde_json::Error>;
     /// For downcasting to the transport's own type.
     fn as_any(&self) -> &dyn Any;
 }
 
 impl<T: serde::Serialize + Any + Debug + Send + Sync> FlowDetail for T {
-    fn to_json(&self) -> serde_json::Map<String, serde_json::Value> {
-        match serde_json::to_value(self) {
-            Ok(serde_json::Value::Object(m)) => m,
-            other => panic!("a transport's results must serialise to an object: {other:?}"),
-        }
+    fn fields(&self) -> Result<Vec<(&'static str, serde_json::Value)>, serde_json::Error> {
+        fields::sorted_fields(self)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -261,8 +260,15 @@ impl Detail {
 }
 
 impl serde::Serialize for Detail {
+    /// As a JSON object with its keys in order (what serde_json's sorted map would write).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.to_json().serialize(s)
+        use serde::ser::{Error, SerializeMap};
+        let fields = self.0.fields().map_err(S::Error::custom)?;
+        let mut map = s.serialize_map(Some(fields.len()))?;
+        for (key, value) in &fields {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
     }
 }
 
