@@ -7,7 +7,6 @@ use crate::net::idle_path::{Hop, IdlePath};
 use crate::net::loss::gilbert_elliott_stats;
 use crate::net::{DropCause, LossModel};
 use crate::net::{Link, QueueLimit};
-use crate::scenario::names::numbered;
 use crate::sim::{secs, Time};
 use crate::trace::PacketTrace;
 use crate::transport::{Detail, FlowFacts, Series};
@@ -27,7 +26,7 @@ pub struct FlowResult {
     /// Name.
     pub name: String,
     /// Transport protocol ("tcp").
-    pub protocol: String,
+    pub protocol: &'static str,
     /// Initiating node.
     pub src: String,
     /// Responding node.
@@ -63,6 +62,37 @@ pub(crate) fn route(sim: &Simulation, mut a: u32, b: u32, flow: u32) -> Vec<usiz
     out
 }
 
+/// A link direction's queue limit as the summary writes it: "100pkt", "64000B", "4096cells"
+/// or "unlimited" (written straight into the output: no string per link direction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimitText {
+    /// A limit in packets.
+    Packets(u64),
+    /// A limit in bytes.
+    Bytes(u64),
+    /// A limit in ATM cells.
+    Cells(u64),
+    /// An ATM port without a limit.
+    Unlimited,
+}
+
+impl std::fmt::Display for QueueLimitText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QueueLimitText::Packets(n) => write!(f, "{n}pkt"),
+            QueueLimitText::Bytes(n) => write!(f, "{n}B"),
+            QueueLimitText::Cells(n) => write!(f, "{n}cells"),
+            QueueLimitText::Unlimited => f.write_str("unlimited"),
+        }
+    }
+}
+
+impl Serialize for QueueLimitText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// Summary of one link direction.
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkResult {
@@ -73,7 +103,7 @@ pub struct LinkResult {
     /// Propagation delay (s).
     pub delay: f64,
     /// Queue limit ("100pkt", "64000B", or "4096cells" on ATM links).
-    pub queue_limit: String,
+    pub queue_limit: QueueLimitText,
     /// What the packet counts of this link count: "packets", or "cells" on ATM links.
     pub unit: &'static str,
     /// An ATM switch port's counters (frames refused by EPD, cut by PPD, cells marked).
@@ -102,7 +132,7 @@ pub struct LinkResult {
     /// Largest number of bytes waiting.
     pub max_queue_bytes: u64,
     /// Loss model ("none", "bernoulli", "gilbert_elliott").
-    pub loss_model: String,
+    pub loss_model: &'static str,
     /// Stationary loss rate the model implies.
     pub loss_rate_implied: f64,
     /// Mean loss-burst length the model implies (packets).
@@ -207,7 +237,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
         };
         flows.push(FlowResult {
             name: f.name.clone(),
-            protocol: f.transport.protocol().to_string(),
+            protocol: f.transport.protocol(),
             src: sim.node_names[f.src as usize].clone(),
             dst: sim.node_names[f.dst as usize].clone(),
             start: secs(f.start),
@@ -249,10 +279,12 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
                 rate_bps: l.rate_bps,
                 delay: secs(l.delay),
                 queue_limit: match l.limit {
-                    QueueLimit::Packets(n) if l.cells && n >= u64::MAX / 2 => "unlimited".into(),
-                    QueueLimit::Packets(n) if l.cells => numbered("", n, "cells"),
-                    QueueLimit::Packets(n) => numbered("", n, "pkt"),
-                    QueueLimit::Bytes(b) => numbered("", b, "B"),
+                    QueueLimit::Packets(n) if l.cells && n >= u64::MAX / 2 => {
+                        QueueLimitText::Unlimited
+                    }
+                    QueueLimit::Packets(n) if l.cells => QueueLimitText::Cells(n),
+                    QueueLimit::Packets(n) => QueueLimitText::Packets(n),
+                    QueueLimit::Bytes(b) => QueueLimitText::Bytes(b),
                 },
                 unit: if l.cells { "cells" } else { "packets" },
                 port: l.port.as_ref().map(|p| p.stats),
@@ -266,7 +298,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
                 max_queue_packets: st.queue_max,
                 mean_queue_bytes: st.queue_byte_area as f64 / 1e9 / dur,
                 max_queue_bytes: st.queue_max_bytes,
-                loss_model: model.to_string(),
+                loss_model: model,
                 loss_rate_implied: l.loss().mean_loss_rate(),
                 loss_burst_implied: burst,
                 loss_rate_measured: if admitted > 0 {
@@ -292,5 +324,27 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
         flow_traces: traces,
         packet_trace: sim.packet_trace.take(),
         stages: StageTimes::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::QueueLimitText;
+
+    /// Each limit is written as the string the summary has always carried.
+    #[test]
+    fn queue_limits_are_written_as_their_strings() {
+        for (limit, text) in [
+            (QueueLimitText::Packets(100), "\"100pkt\""),
+            (QueueLimitText::Bytes(64_000), "\"64000B\""),
+            (QueueLimitText::Cells(4096), "\"4096cells\""),
+            (QueueLimitText::Unlimited, "\"unlimited\""),
+            (
+                QueueLimitText::Packets(u64::MAX),
+                "\"18446744073709551615pkt\"",
+            ),
+        ] {
+            assert_eq!(serde_json::to_string(&limit).unwrap(), text);
+        }
     }
 }
