@@ -12,7 +12,7 @@ pub mod describe;
 pub mod error;
 pub mod flow_sizes;
 mod generate;
-pub(crate) mod names;
+mod names;
 pub mod profiles;
 pub mod schema;
 pub mod schema_atm;

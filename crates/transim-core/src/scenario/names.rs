@@ -4,7 +4,7 @@
 //! names: its reallocations were a fifth of the build's instructions.
 
 /// The decimal digits of `i`, written into `buf`.
-pub(crate) fn decimal(mut i: u64, buf: &mut [u8; 20]) -> &str {
+pub(super) fn decimal(mut i: u64, buf: &mut [u8; 20]) -> &str {
     let mut at = buf.len();
     loop {
         at -= 1;
@@ -18,14 +18,14 @@ pub(crate) fn decimal(mut i: u64, buf: &mut [u8; 20]) -> &str {
 }
 
 /// `prefix`, the number `i`, then `suffix`, as one string.
-pub(crate) fn numbered(prefix: &str, i: u64, suffix: &str) -> String {
+pub(super) fn numbered(prefix: &str, i: u64, suffix: &str) -> String {
     let mut buf = [0u8; 20];
     let digits = decimal(i, &mut buf);
     joined(&[prefix, digits, suffix])
 }
 
 /// The concatenation of `parts`.
-pub(crate) fn joined(parts: &[&str]) -> String {
+pub(super) fn joined(parts: &[&str]) -> String {
     let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
     for p in parts {
         s.push_str(p);
