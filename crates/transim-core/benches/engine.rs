@@ -80,6 +80,8 @@ struct Stages {
     build: f64,
     run: f64,
     collect: f64,
+    /// The summary's JSON text, as the Python front end gets it.
+    text: f64,
     packets: u64,
     hops: u64,
     events: u64,
@@ -100,14 +102,25 @@ impl Stages {
     }
 }
 
+/// The summary's JSON text (kept out of line so that a profile can single it out).
+#[inline(never)]
+fn summary_text(result: &transim_core::results::RunResult) -> String {
+    result.to_json_text().expect("a summary serialises")
+}
+
 fn staged(value: serde_json::Value) -> Stages {
     let out = transim_core::run_value(value).expect("benchmark runs");
     let t = out.stages;
+    let t0 = std::time::Instant::now();
+    let text = summary_text(&out.result);
+    let text_time = t0.elapsed().as_secs_f64();
+    drop(text);
     Stages {
         parse: t.parse,
         build: t.build,
         run: t.run,
         collect: t.collect,
+        text: text_time,
         packets: out
             .result
             .flows
@@ -136,13 +149,14 @@ fn flow_scaling(counts: &[usize]) {
     for &n in counts {
         let s = staged(b4(n, 1_000_000));
         println!(
-            "B4 {n:>6} flows: parse {:.3} s, build {:.3} s, run {:.3} s ({:.0} ns/packet, {:.2} events/packet), results {:.3} s, {} packets",
+            "B4 {n:>6} flows: parse {:.3} s, build {:.3} s, run {:.3} s ({:.0} ns/packet, {:.2} events/packet), results {:.3} s, text {:.3} s, {} packets",
             s.parse,
             s.build,
             s.run,
             s.run / s.packets as f64 * 1e9,
             s.events as f64 / s.packets as f64,
             s.collect,
+            s.text,
             s.packets,
         );
     }

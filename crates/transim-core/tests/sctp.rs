@@ -437,3 +437,21 @@ fn large_applications_are_bounded() {
         .collect();
     assert_eq!(sizes, vec![1452, 1452, 96]);
 }
+
+/// An association's results (with its streams, a list of objects) are written as
+/// `serde_json::to_value` holds them, every object's keys in name order, and the run's
+/// summary text is `serde_json`'s.
+#[test]
+fn results_are_written_with_every_object_s_keys_in_name_order() {
+    let app = json!({"kind": "files", "count": 2, "size": 10_000, "piece": 1000});
+    let drop_first = json!({"drops": {"segments": [{"segment": 1}]}});
+    let out = run(study1(app, json!({}), drop_first));
+    let f = &out.result.flows[0];
+    let sorted = serde_json::to_string(&serde_json::to_value(f.detail.sctp()).unwrap()).unwrap();
+    assert!(sorted.contains(r#""streams":[{"#), "{sorted}");
+    assert_eq!(serde_json::to_string(&f.detail).unwrap(), sorted);
+    assert_eq!(
+        out.result.to_json_text().unwrap(),
+        serde_json::to_string(&out.result).unwrap()
+    );
+}

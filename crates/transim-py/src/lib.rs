@@ -203,7 +203,7 @@ fn run<'py>(
     })?;
     let d = PyDict::new(py);
     let text = py
-        .detach(|| serde_json::to_string(&out.result))
+        .detach(|| out.result.to_json_text())
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     d.set_item("result", SummaryText { text })?;
     d.set_item("interrupted", interrupted.load(Ordering::Relaxed))?;

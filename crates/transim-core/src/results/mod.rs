@@ -17,6 +17,7 @@ pub mod digest;
 mod drops;
 pub mod fct;
 pub mod files;
+pub mod json_text;
 pub use drops::{Causes, Drops};
 
 /// Summary of one flow: the engine's books, and the transport's own results beside them
@@ -164,6 +165,17 @@ pub struct RunResult {
     /// Groups of flows in barrier-synchronised rounds (left out when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<crate::engine::RoundsResult>,
+}
+
+impl RunResult {
+    /// The summary as compact JSON text: the same bytes as `serde_json::to_string(self)`,
+    /// with a quarter fewer instructions (see [`json_text`]).
+    pub fn to_json_text(&self) -> Result<String, serde_json::Error> {
+        // A TCP flow's object is about 1.6 kB, a link direction's about 530 bytes: room for
+        // the whole text at once spares copying it as it grows.
+        let guess = 4096 + self.flows.len() * 1800 + self.links.len() * 600;
+        json_text::to_text(self, guess)
+    }
 }
 
 /// A run's summary plus its traces.
