@@ -169,7 +169,7 @@ pub struct RunResult {
 
 impl RunResult {
     /// The summary as compact JSON text: the same bytes as `serde_json::to_string(self)`,
-    /// with a quarter fewer instructions (see [`json_text`]).
+    /// with a fifth fewer instructions (see [`json_text`]).
     pub fn to_json_text(&self) -> Result<String, serde_json::Error> {
         // A TCP flow's object is about 1.6 kB, a link direction's about 530 bytes: room for
         // the whole text at once spares copying it as it grows.

@@ -101,6 +101,8 @@ struct Everything {
     by_bool: BTreeMap<bool, u8>,
     by_char: BTreeMap<char, u8>,
     by_kind: Vec<(Option<&'static str>, u8)>,
+    #[serde(rename = "a \"quoted\"\nname")]
+    escaped_name: u8,
 }
 
 #[test]
@@ -156,8 +158,10 @@ fn every_kind_of_value_is_written_as_serde_json_writes_it() {
         by_bool: [(false, 1), (true, 2)].into_iter().collect(),
         by_char: [('"', 1), ('z', 2)].into_iter().collect(),
         by_kind: vec![(Some("k"), 1), (None, 2)],
+        escaped_name: 9,
     };
     let text = same(&v);
+    assert!(text.ends_with(r#","a \"quoted\"\nname":9}"#), "{text}");
     // A spot check that the comparison is of real text.
     assert!(
         text.contains(r#""nan":null,"inf":null,"c":"\u0001""#),
