@@ -18,6 +18,8 @@ def _scenario_stem(path: str) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
     from . import Interrupted, run_prepared
     from .progress import Progress
     from .scenario import duration_seconds, prepare
@@ -65,10 +67,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         watch.close()
     stopped = result.stopped_at
     # The files first: they hold the results whatever happens to the terminal, and are
-    # written from the engine's text before the table reads the summary.
-    written = result.write(out) + result.trace_files
-    if not args.quiet:
-        print(result.table(limit=None if args.all_rows else TERMINAL_ROWS))
+    # written from the engine's text before the table reads the summary. The engine makes
+    # the table's digest of that text meanwhile (both let go of the GIL: at 100,000 flows
+    # each takes a second or so), and it is printed once the files are written.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        limit = None if args.all_rows else TERMINAL_ROWS
+        table = None if args.quiet else pool.submit(result.table, limit=limit)
+        written = result.write(out) + result.trace_files
+        if table is not None:
+            print(table.result())
     if plot:
         from .plots import plot_cwnd, plot_sequence
 
