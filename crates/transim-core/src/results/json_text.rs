@@ -19,6 +19,7 @@ pub fn to_text<T: Serialize + ?Sized>(value: &T, capacity: usize) -> Result<Stri
     let mut text = Text {
         out: Vec::with_capacity(capacity),
         scratch: String::new(),
+        verbatim_next: false,
     };
     value.serialize(&mut text)?;
     // Only valid UTF-8 is ever written: whole `&str`s, ASCII punctuation and numbers.
@@ -30,6 +31,22 @@ struct Text {
     out: Vec<u8>,
     /// Reused for values written through `Display` (`collect_str`).
     scratch: String,
+    /// The next string is JSON text already ([`Verbatim`]): copied as it is.
+    verbatim_next: bool,
+}
+
+/// The struct name a [`Verbatim`] serialises under.
+const VERBATIM: &str = "$transim::json_text::Verbatim";
+
+/// JSON text written as it is, in place of a value, by [`to_text`] (text made apart, e.g.
+/// on another thread). Any other serializer writes it as a string: it is for this writer
+/// only.
+pub(crate) struct Verbatim<'a>(pub &'a str);
+
+impl Serialize for Verbatim<'_> {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_newtype_struct(VERBATIM, self.0)
+    }
 }
 
 /// The struct name `serde_json` gives a raw JSON value (not a public name of `serde_json`'s);
@@ -250,7 +267,12 @@ impl<'a> ser::Serializer for &'a mut Text {
         Ok(())
     }
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        write_str(&mut self.out, v);
+        if self.verbatim_next {
+            self.verbatim_next = false;
+            self.out.extend_from_slice(v.as_bytes());
+        } else {
+            write_str(&mut self.out, v);
+        }
         Ok(())
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
@@ -280,9 +302,10 @@ impl<'a> ser::Serializer for &'a mut Text {
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
-        _: &'static str,
+        name: &'static str,
         value: &T,
     ) -> Result<(), Error> {
+        self.verbatim_next = name == VERBATIM;
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(

@@ -1,0 +1,39 @@
+//! A large run's summary text (its link directions written on a second thread beside the
+//! flows) is byte for byte `serde_json`'s, with every optional part of the summary present.
+
+use serde_json::json;
+
+/// 1,000 senders into one receiver in rounds, stopped early: about 3,000 flows and link
+/// directions, past the size at which the summary is written on two threads, and a summary
+/// with `rounds` and `stopped_at`.
+#[test]
+fn a_large_summary_s_text_is_serde_json_s() {
+    let sc = json!({
+        "name": "many", "duration": "1s", "seed": 2,
+        "topology": {"kind": "leaf_spine", "leaves": 1, "spines": 1, "hosts_per_leaf": 1001,
+            "host_link": {"rate": "1Gbps", "delay": "25us", "queue": "8MB"},
+            "fabric_link": {"rate": "1Gbps", "delay": "25us", "queue": "8MB"}},
+        "traffic": {"pattern": "incast", "senders": 1000,
+            "app": {"kind": "rounds", "bytes": "2KB", "rounds": 100}},
+    });
+    let mut watch = |now: u64, _events: u64| now < 100_000_000;
+    let out = transim_core::run_value_watched(sc, &mut watch).unwrap();
+    let r = &out.result;
+    assert!(r.flows.len() + r.links.len() > 3000, "{}", r.links.len());
+    assert!(!r.rounds.is_empty());
+    assert!(
+        r.stopped_at.is_some(),
+        "{} {} {:?}",
+        r.simulated_time,
+        r.events,
+        r.rounds
+    );
+    let ours = r.to_json_text().unwrap();
+    let theirs = serde_json::to_string(r).unwrap();
+    assert!(
+        ours == theirs,
+        "texts differ ({} and {} bytes)",
+        ours.len(),
+        theirs.len()
+    );
+}
