@@ -1,10 +1,11 @@
-//! A large run's summary text (its link directions written on a second thread beside the
-//! flows) is byte for byte `serde_json`'s, with every optional part of the summary present.
+//! A large run's summary: its flows collected on two threads, in order, and its text (the
+//! link directions written on a second thread beside the flows) byte for byte
+//! `serde_json`'s, with every optional part of the summary present.
 
 use serde_json::json;
 
-/// 1,000 senders into one receiver in rounds, stopped early: about 3,000 flows and link
-/// directions, past the size at which the summary is written on two threads, and a summary
+/// 1,000 senders into one receiver in rounds, stopped early: 1,000 flows and about 2,000
+/// link directions, past the sizes at which both steps take two threads, and a summary
 /// with `rounds` and `stopped_at`.
 #[test]
 fn a_large_summary_s_text_is_serde_json_s() {
@@ -28,6 +29,13 @@ fn a_large_summary_s_text_is_serde_json_s() {
         r.events,
         r.rounds
     );
+    // Collected on two threads, half the flows each: every record in its flow's place.
+    for (i, f) in r.flows.iter().enumerate() {
+        let want = (format!("flow{i}"), format!("h{}", i + 1));
+        assert_eq!((&f.name, &f.src, f.dst.as_str()), (&want.0, &want.1, "h0"));
+        assert!(f.packets_sent > 0, "{i}");
+    }
+    assert_eq!(out.flow_traces.len(), r.flows.len());
     let ours = r.to_json_text().unwrap();
     let theirs = serde_json::to_string(r).unwrap();
     assert!(

@@ -1,23 +1,22 @@
 //! Results of a run: per-flow and per-link summaries (serialisable), and the optional traces.
 //! Names no transport: each flow's transport adds its own results and series.
 
+use crate::engine::routes::Routes;
 use crate::engine::{Conservation, Simulation};
 use crate::net::atm::results::VcResult;
-use crate::net::idle_path::{Hop, IdlePath};
-use crate::net::loss::gilbert_elliott_stats;
-use crate::net::{DropCause, LossModel};
-use crate::net::{Link, QueueLimit};
-use crate::sim::{secs, Time};
+use crate::net::Link;
 use crate::trace::PacketTrace;
-use crate::transport::{Detail, FlowFacts, Series};
+use crate::transport::{Detail, Series};
 use serde::Serialize;
 
+mod collect;
 pub mod csv_table;
 pub mod digest;
 mod drops;
 pub mod fct;
 pub mod files;
 pub mod json_text;
+pub use collect::collect;
 mod summary_text;
 pub use drops::{Causes, Drops};
 
@@ -54,12 +53,23 @@ pub struct FlowResult {
 }
 
 /// Link directions from `a` to `b` along `flow`'s route.
-pub(crate) fn route(sim: &Simulation, mut a: u32, b: u32, flow: u32) -> Vec<usize> {
+pub(crate) fn route(sim: &Simulation, a: u32, b: u32, flow: u32) -> Vec<usize> {
+    route_on(&sim.routes, &sim.links, a, b, flow)
+}
+
+/// [`route`] on the network's `routes` and `links`.
+pub(crate) fn route_on(
+    routes: &Routes,
+    links: &[Link],
+    mut a: u32,
+    b: u32,
+    flow: u32,
+) -> Vec<usize> {
     let mut out = vec![];
-    while a != b && out.len() <= sim.links.len() {
-        let l = sim.routes.next(a, b, flow) as usize;
+    while a != b && out.len() <= links.len() {
+        let l = routes.next(a, b, flow) as usize;
         out.push(l);
-        a = sim.links[l].to;
+        a = links[l].to;
     }
     out
 }
@@ -201,141 +211,6 @@ pub struct StageTimes {
     pub run: f64,
     /// Collecting the results.
     pub collect: f64,
-}
-
-/// A route both ways as idle links serve it, unless packets cross a link of it as cells.
-fn idle_path(links: &[Link], there: &[usize], back: &[usize]) -> Option<IdlePath> {
-    let hops = |route: &[usize]| route.iter().map(|&l| Hop::of(&links[l])).collect();
-    let cells = there.iter().chain(back).any(|&l| links[l].cells);
-    (!cells).then(|| IdlePath {
-        there: hops(there),
-        back: hops(back),
-    })
-}
-
-/// Collect results from a finished simulation.
-pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation) -> RunOutput {
-    let end: Time = sim.end;
-    let atm = sim.atm.is_some();
-    let causes = Causes {
-        atm,
-        aqm: sim.links.iter().any(|l| l.is_aqm()),
-    };
-    let mut flows = Vec::new();
-    let paths: Vec<(Vec<usize>, Vec<usize>)> = sim
-        .flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let i = i as u32;
-            (route(&sim, f.src, f.dst, i), route(&sim, f.dst, f.src, i))
-        })
-        .collect();
-    let mut traces = Vec::new();
-    for (fi, f) in sim.flows.iter_mut().enumerate() {
-        let (fwd, rev) = &paths[fi];
-        let data_packets_dropped = f.data_drops.iter().sum();
-        let facts = FlowFacts {
-            start: f.start,
-            end,
-            true_rtt: fwd.iter().chain(rev).map(|&l| sim.links[l].delay).sum(),
-            true_capacity_bps: fwd
-                .iter()
-                .map(|&l| sim.links[l].rate_bps)
-                .fold(f64::INFINITY, f64::min),
-            data_packets_dropped,
-            idle_path: idle_path(&sim.links, fwd, rev),
-        };
-        flows.push(FlowResult {
-            name: f.name.clone(),
-            protocol: f.transport.protocol(),
-            src: sim.node_names[f.src as usize].clone(),
-            dst: sim.node_names[f.dst as usize].clone(),
-            start: secs(f.start),
-            packets_sent: f.injected,
-            packets_delivered: f.delivered,
-            drops: Drops::new(&f.drops, causes),
-            data_drops: Drops::new(&f.data_drops, causes),
-            data_packets_dropped,
-            atm: sim.atm.as_ref().and_then(|a| a.result(fi, end)),
-            detail: f.transport.results(&facts),
-        });
-        traces.push(f.transport.take_trace());
-    }
-    let dur = secs(end).max(1e-12);
-    let link_names = std::mem::take(&mut sim.link_names);
-    let links = sim
-        .links
-        .iter()
-        .zip(link_names)
-        .map(|(l, name)| {
-            let st = &l.stats;
-            let (model, burst) = match *l.loss() {
-                LossModel::None => ("none", None),
-                LossModel::Bernoulli { p } => ("bernoulli", Some(1.0 / (1.0 - p).max(1e-12))),
-                LossModel::GilbertElliott {
-                    p_gb,
-                    p_bg,
-                    loss_good,
-                    loss_bad,
-                    ..
-                } => (
-                    "gilbert_elliott",
-                    Some(gilbert_elliott_stats(p_gb, p_bg, loss_good, loss_bad).mean_burst),
-                ),
-            };
-            let admitted = st.packets_in - st.drops[DropCause::Queue.index()];
-            LinkResult {
-                name,
-                rate_bps: l.rate_bps,
-                delay: secs(l.delay),
-                queue_limit: match l.limit {
-                    QueueLimit::Packets(n) if l.cells && n >= u64::MAX / 2 => {
-                        QueueLimitText::Unlimited
-                    }
-                    QueueLimit::Packets(n) if l.cells => QueueLimitText::Cells(n),
-                    QueueLimit::Packets(n) => QueueLimitText::Packets(n),
-                    QueueLimit::Bytes(b) => QueueLimitText::Bytes(b),
-                },
-                unit: if l.cells { "cells" } else { "packets" },
-                port: l.port.as_ref().map(|p| p.stats),
-                qdisc: l.discipline(),
-                ecn_marks: l.is_aqm().then(|| l.ecn_marks()),
-                utilisation: st.busy_ns as f64 / end.max(1) as f64,
-                packets_in: st.packets_in,
-                packets_out: st.packets_out,
-                drops: Drops::new(&st.drops, causes),
-                mean_queue_packets: st.queue_area as f64 / 1e9 / dur,
-                max_queue_packets: st.queue_max,
-                mean_queue_bytes: st.queue_byte_area as f64 / 1e9 / dur,
-                max_queue_bytes: st.queue_max_bytes,
-                loss_model: model,
-                loss_rate_implied: l.loss().mean_loss_rate(),
-                loss_burst_implied: burst,
-                loss_rate_measured: if admitted > 0 {
-                    st.drops[DropCause::LossModel.index()] as f64 / admitted as f64
-                } else {
-                    0.0
-                },
-            }
-        })
-        .collect();
-    RunOutput {
-        result: RunResult {
-            name,
-            seed,
-            simulated_time: secs(end),
-            events: sim.events.popped,
-            flows,
-            links,
-            conservation: cons,
-            stopped_at: sim.stopped_at.map(secs),
-            rounds: sim.rounds.iter().map(|g| g.result()).collect(),
-        },
-        flow_traces: traces,
-        packet_trace: sim.packet_trace.take(),
-        stages: StageTimes::default(),
-    }
 }
 
 #[cfg(test)]
