@@ -6,6 +6,7 @@
 //! flow's record depends on that flow and the links alone, so the halves come out as one
 //! thread would make them.
 
+use super::two_threads::both;
 use super::{route_on, Causes, Drops};
 use super::{FlowResult, LinkResult, QueueLimitText, RunOutput, RunResult, StageTimes};
 use crate::engine::routes::Routes;
@@ -119,20 +120,22 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
         let half = all.len() / 2;
         let (first, second) = all.split_at_mut(half);
         let shared = &shared;
-        std::thread::scope(|scope| {
-            let later = scope.spawn(move || shared.flows(half, second));
-            let collected = shared.flows(0, first);
-            let links = link_results(shared.links, link_names, causes, end);
-            let (flows, traces) = later
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            let (mut all_flows, mut all_traces) = collected;
-            all_flows.reserve_exact(flows.len());
-            all_flows.extend(flows);
-            all_traces.reserve_exact(traces.len());
-            all_traces.extend(traces);
-            ((all_flows, all_traces), links)
-        })
+        let (later, (collected, links)) = both(
+            move || shared.flows(half, second),
+            || {
+                let collected = shared.flows(0, first);
+                (
+                    collected,
+                    link_results(shared.links, link_names, causes, end),
+                )
+            },
+        );
+        let (mut all_flows, mut all_traces) = collected;
+        all_flows.reserve_exact(later.0.len());
+        all_flows.extend(later.0);
+        all_traces.reserve_exact(later.1.len());
+        all_traces.extend(later.1);
+        ((all_flows, all_traces), links)
     };
     RunOutput {
         result: RunResult {

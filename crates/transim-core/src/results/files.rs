@@ -22,25 +22,23 @@ use std::path::{Path, PathBuf};
 /// once all are complete, so a failure leaves earlier files as they were.
 pub fn write_summary(json: &str, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let results = dir.join("results.json");
-    let (tables, indented) = std::thread::scope(|scope| {
-        let indented = scope.spawn(|| {
+    let (indented, tables) = super::two_threads::both(
+        || {
             Partial::write(&results, |file| {
                 indent_into(json, file)?;
                 file.write_all(b"\n")
             })
-        });
+        },
         // The tables read the text as a summary: they refuse it if it is not one.
-        let tables = tables(json).map_err(|e| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("the summary is not JSON with lists of flows and links: {e}"),
-            )
-        });
-        let indented = indented
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (tables, indented)
-    });
+        || {
+            tables(json).map_err(|e| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("the summary is not JSON with lists of flows and links: {e}"),
+                )
+            })
+        },
+    );
     let tables = tables?;
     let mut partials = vec![indented?];
     for (name, rows) in [("flows.csv", &tables.flows), ("links.csv", &tables.links)] {

@@ -18,6 +18,7 @@ pub mod files;
 pub mod json_text;
 pub use collect::collect;
 mod summary_text;
+mod two_threads;
 pub use drops::{Causes, Drops};
 
 /// Summary of one flow: the engine's books, and the transport's own results beside them

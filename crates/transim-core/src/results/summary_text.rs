@@ -4,13 +4,13 @@
 //! four link directions of about 530 bytes per flow).
 
 use super::json_text::{self, Verbatim};
+use super::two_threads::{Job, Started};
 use super::{FlowResult, RunResult};
 use crate::engine::{Conservation, RoundsResult};
 use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use serde_json::Error;
 use std::cell::RefCell;
-use std::thread::ScopedJoinHandle;
 
 /// Below this many flows and link directions together one thread writes it all: starting
 /// a thread costs more than it saves on a small summary.
@@ -40,16 +40,16 @@ struct Assembled<'a, L> {
 
 /// The link directions' text, being written on another thread: serialised, it waits for
 /// that thread and copies the text in as it is.
-struct Pending<'scope>(RefCell<Option<ScopedJoinHandle<'scope, Result<String, Error>>>>);
+struct Pending<'s, 'j, F>(RefCell<Option<Started<'s, 'j, Result<String, Error>, F>>>);
 
-impl Serialize for Pending<'_> {
+impl<'s, 'j: 's, F> Serialize for Pending<'s, 'j, F>
+where
+    F: FnOnce() -> Result<String, Error> + Send + 's,
+{
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let handle = self.0.borrow_mut().take();
-        let handle = handle.ok_or_else(|| S::Error::custom("the links' text was taken"))?;
-        let text = handle
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        Verbatim(&text.map_err(S::Error::custom)?).serialize(s)
+        let started = self.0.borrow_mut().take();
+        let started = started.ok_or_else(|| S::Error::custom("the links' text was taken"))?;
+        Verbatim(&started.finish().map_err(S::Error::custom)?).serialize(s)
     }
 }
 
@@ -60,9 +60,9 @@ pub(super) fn to_text(r: &RunResult) -> Result<String, Error> {
     if r.flows.len() + r.links.len() < ON_TWO_THREADS {
         return json_text::to_text(r, flows_bytes + links_bytes);
     }
+    let links = Job::new(|| json_text::to_text(&r.links, links_bytes));
     std::thread::scope(|scope| {
-        let links = scope.spawn(|| json_text::to_text(&r.links, links_bytes));
-        let links = Pending(RefCell::new(Some(links)));
+        let links = Pending(RefCell::new(Some(Started::start(scope, &links))));
         // The flows go straight into the summary's text meanwhile; the links' text is
         // copied after them (a copy costs a fraction of writing it).
         json_text::to_text(&assemble(r, links), flows_bytes + links_bytes)
