@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -37,3 +38,20 @@ def swept(tmp: Path, base: Path, header: str, vary: str) -> Any:
     df = sweep.load(tmp / "o" / "results.sqlite")
     assert (df.status == "ok").all(), df[df.status != "ok"]
     return df
+
+
+def westwood_map(tmp: Path) -> Path:
+    """A decision map of one cell (10 Mbps, 50 ms, 0.1 % loss) whose best variant is
+    Westwood+, written into `tmp`."""
+    from transim import decision_map as dm
+
+    m = {
+        "format": dm.FORMAT,
+        "cells": [
+            {"env": [1e7, 0.05, 0.001], "best": "westwood",
+             "priority": {"reno": 3, "westwood": 1}},
+        ],
+    }  # fmt: skip
+    p = tmp / "m.json"
+    p.write_text(json.dumps(m))
+    return p

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import transim
+from conftest import westwood_map
 from scipy import stats
 from transim import decision_map as dm
 from transim import sweep
@@ -61,23 +62,10 @@ def test_priorities_follow_the_rule() -> None:
     assert cell["priority"] == {"a": 1, "b": 2, "c": 3}
 
 
-def _map(tmp: Path) -> Path:
-    m = {
-        "format": dm.FORMAT,
-        "cells": [
-            {"env": [1e7, 0.05, 0.001], "best": "westwood",
-             "priority": {"reno": 3, "westwood": 1}},
-        ],
-    }  # fmt: skip
-    p = tmp / "m.json"
-    p.write_text(json.dumps(m))
-    return p
-
-
 def test_adaptive_switches_from_reno_once_it_has_estimated_the_path(tmp_path: Path) -> None:
     doc = adaptive.env_doc(adaptive.load(), 10, 50, 0.1)
     doc["tcp"]["cc"] = "adaptive"
-    doc["tcp"]["adaptive"] = {"map": str(_map(tmp_path)), "interval": "1s"}
+    doc["tcp"]["adaptive"] = {"map": str(westwood_map(tmp_path)), "interval": "1s"}
     f = transim.run(doc).flow(0)
     assert f["cc"] == "westwood"
     [(t, cc)] = f["switches"]
@@ -107,14 +95,14 @@ def test_adaptive_errors_name_the_field(tmp_path: Path) -> None:
     with pytest.raises(transim.ScenarioError, match=r"cells\[0\]\.env"):
         transim.validate(doc)
     doc["tcp"]["cc"] = "reno"
-    doc["tcp"]["adaptive"] = {"map": str(_map(tmp_path))}
+    doc["tcp"]["adaptive"] = {"map": str(westwood_map(tmp_path))}
     with pytest.raises(transim.ScenarioError) as e:
         transim.validate(doc)
     assert e.value.path == "tcp.adaptive"
 
 
 def test_a_relative_map_path_is_relative_to_the_scenario_file(tmp_path: Path) -> None:
-    _map(tmp_path)
+    westwood_map(tmp_path)
     scen = tmp_path / "s.toml"
     base = adaptive.SCENARIO.read_text()
     scen.write_text(base.replace('cc = "reno"', 'cc = "adaptive"\nadaptive = { map = "m.json" }'))

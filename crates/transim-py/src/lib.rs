@@ -313,6 +313,25 @@ fn summary_digest(
         .map_err(|e| PyValueError::new_err(format!("not a run's summary: {e}")))
 }
 
+/// The summary JSON text `summary_json` with each flow cut down to the fields named in
+/// `flow_keys` and each link direction to those in `link_keys` (in their own order; every
+/// other key of the summary as it is), as JSON text: what a sweep reads of a run, without
+/// reading the whole summary into Python objects. Raises ValueError when the summary is not
+/// a JSON object whose `flows` and `links` are lists of objects.
+#[pyfunction]
+fn summary_slim(
+    py: Python<'_>,
+    summary_json: &Bound<'_, PyAny>,
+    flow_keys: Vec<String>,
+    link_keys: Vec<String>,
+) -> PyResult<String> {
+    let summary_json = summary_str(summary_json)?;
+    let flow_keys: Vec<&str> = flow_keys.iter().map(String::as_str).collect();
+    let link_keys: Vec<&str> = link_keys.iter().map(String::as_str).collect();
+    py.detach(|| transim_core::results::slim::slim(summary_json, &flow_keys, &link_keys))
+        .map_err(|e| PyValueError::new_err(format!("not a run's summary: {e}")))
+}
+
 /// Stationary loss rate, mean loss-burst length, bad-state probability and mean bad sojourn of
 /// a Gilbert–Elliott chain.
 #[pyfunction]
@@ -390,6 +409,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_summary, m)?)?;
     m.add_class::<SummaryText>()?;
     m.add_function(wrap_pyfunction!(summary_digest, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_slim, m)?)?;
     m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

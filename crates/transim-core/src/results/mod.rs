@@ -17,6 +17,7 @@ pub mod fct;
 pub mod files;
 pub mod json_text;
 pub use collect::collect;
+pub mod slim;
 mod summary_text;
 mod two_threads;
 pub use drops::{Causes, Drops};
