@@ -42,7 +42,7 @@ struct Shared<'a> {
     routes: &'a Routes,
 }
 
-/// A flow's records, and its trace.
+/// Flows' records, and their traces, in order.
 type Collected = (Vec<FlowResult>, Vec<Option<Box<dyn Series>>>);
 
 impl Shared<'_> {

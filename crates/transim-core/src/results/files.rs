@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 /// `results.json` is laid out on a second thread while this one reads the tables: the two
 /// passes over the text are independent, and at 100,000 flows each takes about a second.
 /// Each file is written under another name first; the three are renamed into place only
-/// once all are complete, so a failure leaves earlier files as they were.
+/// once all are complete, so a failure while writing leaves earlier files as they were
+/// (a rename that fails leaves the files renamed before it replaced).
 pub fn write_summary(json: &str, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let results = dir.join("results.json");
     let (indented, tables) = super::two_threads::both(
