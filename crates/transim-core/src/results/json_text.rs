@@ -10,6 +10,31 @@ use serde_json::ser::{CompactFormatter, Formatter};
 use serde_json::Error;
 use std::fmt::Write as _;
 
+/// A serializer's methods for the narrower integers, each writing its value as the 64-bit
+/// integer of its sign (as `serde_json` does).
+macro_rules! widened_from_narrow_integers {
+    () => {
+        fn serialize_i8(self, v: i8) -> Result<(), Error> {
+            self.serialize_i64(v.into())
+        }
+        fn serialize_i16(self, v: i16) -> Result<(), Error> {
+            self.serialize_i64(v.into())
+        }
+        fn serialize_i32(self, v: i32) -> Result<(), Error> {
+            self.serialize_i64(v.into())
+        }
+        fn serialize_u8(self, v: u8) -> Result<(), Error> {
+            self.serialize_u64(v.into())
+        }
+        fn serialize_u16(self, v: u16) -> Result<(), Error> {
+            self.serialize_u64(v.into())
+        }
+        fn serialize_u32(self, v: u32) -> Result<(), Error> {
+            self.serialize_u64(v.into())
+        }
+    };
+}
+
 mod key;
 use key::Key;
 
@@ -220,15 +245,7 @@ impl<'a> ser::Serializer for &'a mut Text {
             .extend_from_slice(if v { b"true" } else { b"false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.serialize_i64(v.into())
-    }
+    widened_from_narrow_integers!();
     fn serialize_i64(self, v: i64) -> Result<(), Error> {
         fmt(&mut self.out, |f, w| f.write_i64(w, v));
         Ok(())
@@ -236,15 +253,6 @@ impl<'a> ser::Serializer for &'a mut Text {
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
         fmt(&mut self.out, |f, w| f.write_i128(w, v));
         Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.serialize_u64(v.into())
     }
     fn serialize_u64(self, v: u64) -> Result<(), Error> {
         fmt(&mut self.out, |f, w| f.write_u64(w, v));

@@ -70,29 +70,12 @@ impl ser::Serializer for Key<'_> {
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.quoted(|out| out.extend_from_slice(if v { b"true" } else { b"false" }))
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.serialize_i64(v.into())
-    }
+    widened_from_narrow_integers!();
     fn serialize_i64(self, v: i64) -> Result<(), Error> {
         self.quoted(|out| fmt(out, |f, w| f.write_i64(w, v)))
     }
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
         self.quoted(|out| fmt(out, |f, w| f.write_i128(w, v)))
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.serialize_u64(v.into())
     }
     fn serialize_u64(self, v: u64) -> Result<(), Error> {
         self.quoted(|out| fmt(out, |f, w| f.write_u64(w, v)))
