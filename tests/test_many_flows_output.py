@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import transim
 from conftest import ROOT, transim_cli
@@ -21,12 +22,13 @@ from transim.format import fmt_rate
 from transim.result import Result
 
 
-def _flatten(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flatten(row: dict[str, Any], prefix: str = "", lists: bool = False) -> dict[str, Any]:
+    """A record's fields as dotted columns; lists as their JSON text, or as they are."""
     flat: dict[str, Any] = {}
     for k, v in row.items():
         if isinstance(v, dict):
-            flat.update(_flatten(v, f"{prefix}{k}."))
-        elif isinstance(v, list):
+            flat.update(_flatten(v, f"{prefix}{k}.", lists))
+        elif isinstance(v, list) and not lists:
             flat[f"{prefix}{k}"] = json.dumps(v, separators=(",", ":"))
         else:
             flat[f"{prefix}{k}"] = v
@@ -155,6 +157,63 @@ def test_the_table_reads_the_engines_text_and_an_edited_summary_alike() -> None:
     assert "renamed " in edited and "flow0 " not in edited
     rtx = sum(f["retransmissions"] for f in fresh.flows)
     assert rtx >= 1000 and f"{rtx:,} retransmissions" in edited
+
+
+def _cell_is(cell: Any, value: Any) -> bool:
+    """A DataFrame cell holds the summary's value: null as NaN, a list as its JSON text, a
+    number exactly (an integer column with gaps turns float)."""
+    import math
+
+    if value is None:
+        return isinstance(cell, float) and math.isnan(cell)
+    if isinstance(value, list):
+        return isinstance(cell, str) and json.loads(cell) == value
+    if isinstance(value, bool):
+        return isinstance(cell, bool | np.bool_) and bool(cell) == value
+    if isinstance(value, str):
+        return isinstance(cell, str) and cell == value
+    return not isinstance(cell, bool | np.bool_ | str) and float(cell) == float(value)
+
+
+@pytest.mark.parametrize("scenario", ["dumbbell.toml", "studies/sctp/multihomed.toml"])
+def test_frames_hold_every_field_of_every_record(scenario: str, tmp_path: Path) -> None:
+    import math
+
+    import pandas as pd
+
+    path = ROOT / "scenarios" / scenario
+    fresh = transim.run(path)
+    frames = {which: fresh.frame(which) for which in ("flows", "links")}
+    assert fresh._summary is None, "the frame parsed the whole summary"
+    written = fresh.write(tmp_path)
+    summary = fresh.summary
+    for which, frame in frames.items():
+        records = [_flatten(r, lists=True) for r in summary[which]]
+        assert list(frame.columns) == list(dict.fromkeys(k for r in records for k in r))
+        assert len(frame) == len(records) > 0
+        for i, record in enumerate(records):
+            row = frame.iloc[i]
+            for column in frame.columns:
+                value = record.get(column)
+                assert _cell_is(row[column], value), (which, i, column, row[column], value)
+        # As pandas reads the file written for the same summary.
+        on_disk = pd.read_csv(next(p for p in written if p.name == f"{which}.csv"))
+        pd.testing.assert_frame_equal(frame, on_disk)
+    # Once the summary has been read (and may have been edited), the frame follows it.
+    summary["flows"][0]["name"] = "renamed"
+    summary["flows"][0]["drops"]["queue"] = 12345
+    edited = fresh.frame()
+    assert edited["name"][0] == "renamed" and edited["drops.queue"][0] == 12345
+    assert not any(isinstance(c, float) and math.isnan(c) for c in edited["name"])
+
+
+def test_a_frame_of_no_records_or_of_an_unknown_table() -> None:
+    own = Result({"name": "x", "flows": [], "links": [{"a": {"b": 2.5}, "c": None}]}, [], None, {})
+    assert own.frame("flows").empty
+    links = own.frame("links")
+    assert list(links.columns) == ["a.b", "c"] and links["a.b"][0] == 2.5
+    with pytest.raises(ValueError, match=r"which must be one of \['flows', 'links'\], got 'link'"):
+        own.frame("link")
 
 
 def test_run_prints_at_most_fifty_rows_unless_asked_for_all(tmp_path: Path) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _core
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def completion_times(text: str | _core.SummaryText) -> dict[str, Any]:
@@ -123,6 +127,21 @@ class Result:
         if limit is not None and limit < 1:
             raise ValueError(f"limit must be at least 1 row, got {limit}")
         return render(json.loads(_core.summary_digest(self._summary_text(), limit)))
+
+    def frame(self, which: str = "flows") -> pd.DataFrame:
+        """The flows (``which="flows"``) or link directions (``"links"``) as a pandas
+        DataFrame, one row each, with the columns of flows.csv / links.csv: nested fields as
+        dotted columns (``drops.queue``), lists as their JSON text, null as NaN. Equal to
+        ``pandas.read_csv`` of the file :meth:`write` makes. The engine flattens its own text
+        of the summary (while ``summary`` has not been read), so 10,000 flows take a few
+        hundredths of a second, against about 0.3 s to read ``summary`` alone."""
+        import pandas as pd
+
+        csv = _core.summary_table(self._summary_text(), which)
+        if not csv.strip():
+            # No records, hence no columns: what read_csv cannot make of an empty file.
+            return pd.DataFrame()
+        return pd.read_csv(io.StringIO(csv))
 
     def completion_times(self) -> dict[str, Any]:
         """Completion times of the flows that completed, by size delivered, as the engine

@@ -313,6 +313,28 @@ fn summary_digest(
         .map_err(|e| PyValueError::new_err(format!("not a run's summary: {e}")))
 }
 
+/// The summary JSON text `summary_json`'s flows (`which="flows"`) or link directions
+/// (`"links"`) flattened as `flows.csv` and `links.csv` are: one row each, nested fields as
+/// dotted columns, lists as their JSON text, null an empty cell. What `Result.frame` reads
+/// into pandas without building the summary as Python objects. Raises ValueError for another
+/// `which`, or when the summary is not JSON with a list of such records.
+#[pyfunction]
+fn summary_table(py: Python<'_>, summary_json: &Bound<'_, PyAny>, which: &str) -> PyResult<String> {
+    use transim_core::results::files::{table, Records};
+    let which = match which {
+        "flows" => Records::Flows,
+        "links" => Records::Links,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "which must be one of ['flows', 'links'], got '{which}'"
+            )))
+        }
+    };
+    let summary_json = summary_str(summary_json)?;
+    py.detach(|| table(summary_json, which).map(|t| t.csv()))
+        .map_err(|e| PyValueError::new_err(format!("not a run's summary: {e}")))
+}
+
 /// The summary JSON text `summary_json` with each flow cut down to the fields named in
 /// `flow_keys` and each link direction to those in `link_keys` (in their own order; every
 /// other key of the summary as it is), as JSON text: what a sweep reads of a run, without
@@ -410,6 +432,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SummaryText>()?;
     m.add_function(wrap_pyfunction!(summary_digest, m)?)?;
     m.add_function(wrap_pyfunction!(summary_slim, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_table, m)?)?;
     m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -272,14 +272,41 @@ pub struct Tables {
 /// [`super::csv_table`]): a list becomes its compact JSON text, null an empty cell, true and
 /// false `True` and `False`, a fractional number Python's `repr` of it.
 pub fn tables(json: &str) -> Result<Tables, serde_json::Error> {
+    flatten(json, None)
+}
+
+/// Which records of a summary: its flows or its link directions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Records {
+    /// The `flows` array.
+    Flows,
+    /// The `links` array.
+    Links,
+}
+
+/// Flatten one of the summary's arrays as [`tables`] does, skipping the other (half the
+/// work when only one table is wanted).
+pub fn table(json: &str, which: Records) -> Result<Table, serde_json::Error> {
+    let t = flatten(json, Some(which))?;
+    Ok(match which {
+        Records::Flows => t.flows,
+        Records::Links => t.links,
+    })
+}
+
+/// The summary `json` with both arrays flattened, or only `only`.
+fn flatten(json: &str, only: Option<Records>) -> Result<Tables, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(json);
-    let tables = SummarySeed.deserialize(&mut de)?;
+    let tables = SummarySeed { only }.deserialize(&mut de)?;
     de.end()?;
     Ok(tables)
 }
 
-/// The summary object: `flows` and `links` are flattened, other keys skipped.
-struct SummarySeed;
+/// The summary object: `flows` and `links` are flattened (or only the one named), other
+/// keys skipped.
+struct SummarySeed {
+    only: Option<Records>,
+}
 
 impl<'de> DeserializeSeed<'de> for SummarySeed {
     type Value = Tables;
@@ -295,10 +322,15 @@ impl<'de> Visitor<'de> for SummarySeed {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Tables, A::Error> {
         let mut tables = Tables::default();
+        let wanted = |r: Records| self.only.is_none_or(|only| only == r);
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
-                "flows" => map.next_value_seed(RecordsOf(&mut tables.flows))?,
-                "links" => map.next_value_seed(RecordsOf(&mut tables.links))?,
+                "flows" if wanted(Records::Flows) => {
+                    map.next_value_seed(RecordsOf(&mut tables.flows))?
+                }
+                "links" if wanted(Records::Links) => {
+                    map.next_value_seed(RecordsOf(&mut tables.links))?
+                }
                 _ => skip(&mut map)?,
             }
         }
@@ -444,6 +476,22 @@ mod tests {
         );
         assert!(t.links.columns.is_empty() && t.links.is_empty());
         assert_eq!(t.links.csv(), "\r\n");
+    }
+
+    #[test]
+    fn one_table_is_the_same_as_either_of_both() {
+        let json = r#"{"flows":[{"a":{"b":1}},{"c":[2]}],"links":[{"n":"x->y","u":0.5}],"k":3}"#;
+        let both = tables(json).unwrap();
+        let flows = table(json, Records::Flows).unwrap();
+        let links = table(json, Records::Links).unwrap();
+        assert_eq!(flows.csv(), both.flows.csv());
+        assert_eq!(flows.csv(), "a.b,c\r\n1,\r\n,[2]\r\n");
+        assert_eq!(links.csv(), both.links.csv());
+        assert_eq!(links.csv(), "n,u\r\nx->y,0.5\r\n");
+        // The table skipped is not read as records; the one asked for still is.
+        assert!(table(r#"{"flows":3,"links":[]}"#, Records::Links).is_ok());
+        assert!(table(r#"{"flows":3,"links":[]}"#, Records::Flows).is_err());
+        assert!(table(r#"{"flows":[],"links":[]} x"#, Records::Links).is_err());
     }
 
     #[test]
