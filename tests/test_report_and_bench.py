@@ -79,6 +79,14 @@ def test_scale_table_states_both_ratios_against_their_targets() -> None:
         "(median of 3 rounds' own ratios, 1.60-2.00) (target <= 1.5x)"
     ) in text
     assert "   1.70x" in next(line for line in text.splitlines() if line.startswith("B4 10,000"))
+    # B5 against the B1 run beside it in each round: the median of those ratios (2.6), not
+    # the medians' ratio (90 / 36), and with or without B1's own row in the table.
+    rows[2]["hop_ratios"] = [3.0, 2.4, 2.6]
+    for ip_rows in ([{"name": "B1", "ns_per_hop": 36.0}], []):
+        assert (
+            "B5 per packet-hop / B1 per packet-hop: 2.60x "
+            "(median of 3 rounds' own ratios, 2.40-3.00) (target <= 2x)"
+        ) in render_scale(rows, ip_rows)
 
 
 def test_b6_rows_are_against_its_first_count() -> None:
