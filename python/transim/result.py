@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,14 @@ def completion_times(text: str | _core.SummaryText) -> dict[str, Any]:
     it; the summary is not parsed in Python)."""
     every = json.loads(_core.summary_digest(text, 1))["flows_all"]
     return {"completed": every["completed"], "classes": every["fct"]}
+
+
+def _some(names: Iterable[str], shown: int = 10) -> str:
+    """The first ``shown`` names, and how many more there are: an error about one of
+    100,000 flows names a few of them, not all."""
+    names = list(names)
+    more = f" and {len(names) - shown:,} more" if len(names) > shown else ""
+    return f"{names[:shown]}{more}"
 
 
 class Result:
@@ -109,14 +118,14 @@ class Result:
         for f in self.flows:
             if f["name"] == key:
                 return f
-        raise KeyError(f"no flow named {key!r}; flows are {[f['name'] for f in self.flows]}")
+        raise KeyError(f"no flow named {key!r}; flows are {_some(f['name'] for f in self.flows)}")
 
     def link(self, name: str) -> dict[str, Any]:
         """A link direction's summary by name ("r1->r2")."""
         for link in self.links:
             if link["name"] == name:
                 return link
-        raise KeyError(f"no link {name!r}; links are {[x['name'] for x in self.links]}")
+        raise KeyError(f"no link {name!r}; links are {_some(x['name'] for x in self.links)}")
 
     def table(self, limit: int | None = None) -> str:
         """A plain-text summary table; with ``limit``, at most that many rows of flows and of
