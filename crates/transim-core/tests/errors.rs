@@ -227,3 +227,39 @@ fn the_duration_alone_is_read_and_checked_as_in_the_whole_scenario() {
     }
     assert!(duration("[1, 2]").is_err());
 }
+
+#[test]
+fn a_name_not_in_a_large_network_is_refused_with_a_few_of_those_there_are() {
+    let nodes: Vec<String> = (0..30).map(|i| format!("n{i}")).collect();
+    let links: Vec<Value> = (1..30)
+        .map(|i| json!({"between": ["n0", format!("n{i}")], "rate": "1Gbps", "delay": "1ms"}))
+        .collect();
+    let explicit = |src: &str| {
+        json!({
+            "duration": "1s",
+            "topology": {"kind": "explicit", "nodes": nodes, "links": links},
+            "flows": [{"src": src, "dst": "n2", "app": {"kind": "bulk"}}]
+        })
+    };
+    transim_core::validate_value(explicit("n1")).unwrap();
+    let e = err_of(explicit("n99"));
+    let first_ten = (0..10).map(|i| format!("\"n{i}\"")).collect::<Vec<_>>();
+    let want = format!(
+        "got \"n99\"; expected one of the nodes {} and 20 more",
+        first_ten.join(", ")
+    );
+    assert_eq!(
+        (e.path.as_str(), e.message.as_str()),
+        ("flows[0].src", want.as_str())
+    );
+    // Packet captures of a link direction that is not there: a few of the 58 named.
+    let mut v = explicit("n1");
+    v["trace"] = json!({"pcap": {"dir": "caps", "links": ["n0->n1", "n7->n8"]}});
+    let e = err_of(v);
+    check(
+        &e,
+        "trace.pcap.links[1]",
+        &["got \"n7->n8\"", "\"n0->n1\", \"n1->n0\"", " and 48 more"],
+    );
+    assert!(!e.message.contains("n0->n29"), "{e}");
+}

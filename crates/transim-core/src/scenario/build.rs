@@ -567,11 +567,7 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                 net.node(name);
             }
             let links = require(&topo.links, "topology.links", why)?;
-            let known = nodes
-                .iter()
-                .map(|s| format!("{s:?}"))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let known = || some_names(nodes.iter().map(String::as_str), nodes.len());
             for (i, l) in links.iter().enumerate() {
                 let p = format!("topology.links[{i}]");
                 let between = require(&l.between, &format!("{p}.between"), why)?;
@@ -589,7 +585,7 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                     ends[k] = net.find(name).ok_or_else(|| {
                         ScenarioError::new(
                             format!("{p}.between[{k}]"),
-                            format!("got {name:?}; expected one of the nodes {known}"),
+                            format!("got {name:?}; expected one of the nodes {}", known()),
                         )
                     })?;
                 }
@@ -619,7 +615,7 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                     ends[k] = net.find(name).ok_or_else(|| {
                         ScenarioError::new(
                             &p,
-                            format!("got {name:?}; expected one of the nodes {known}"),
+                            format!("got {name:?}; expected one of the nodes {}", known()),
                         )
                     })?;
                 }
@@ -752,7 +748,10 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                             format!("trace.pcap.links[{k}]"),
                             format!(
                                 "got {name:?}; expected a link direction: {}",
-                                net.link_names.join(", ")
+                                some_names(
+                                    net.link_names.iter().map(String::as_str),
+                                    net.link_names.len()
+                                )
                             ),
                         )
                     })?;
@@ -868,4 +867,19 @@ pub(super) fn check_path(
         "routes from {:?} to {:?} form a loop",
         net.names[from as usize], net.names[to as usize]
     ))
+}
+
+/// The first ten of `count` names, quoted, and how many more there are: an error about one
+/// of 20,000 nodes names a few of them, not all.
+fn some_names<'a>(names: impl Iterator<Item = &'a str>, count: usize) -> String {
+    const SHOWN: usize = 10;
+    let mut out = names
+        .take(SHOWN)
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if count > SHOWN {
+        out.push_str(&format!(" and {} more", count - SHOWN));
+    }
+    out
 }
