@@ -232,6 +232,32 @@ def test_a_missing_name_is_refused_with_a_few_of_the_names_there_are() -> None:
     assert few.flow(few.flows[1]["name"]) is few.flows[1]
 
 
+@pytest.mark.parametrize("scenario", ["many", "studies/sctp/multihomed.toml"])
+def test_plots_read_a_cut_down_summary_until_the_summary_is_read(
+    scenario: str, tmp_path: Path
+) -> None:
+    from transim.plots import flow_count, plot_cwnd, plot_sequence
+
+    given = _many_flows(30) if scenario == "many" else ROOT / "scenarios" / scenario
+    r = transim.run(given, trace_flows=True, trace_packets=True)
+    keys = ("name", "protocol", "mss", "frag_point")
+    from_text = r._cut(keys)
+    plot_cwnd(r, tmp_path / "cwnd.png", flows=[0, 1])
+    plot_sequence(r, tmp_path / "seq.png", flow=0)
+    assert (tmp_path / "cwnd.png").stat().st_size > 0 and (tmp_path / "seq.png").stat().st_size > 0
+    assert r._summary is None, "the plots read the whole summary"
+    # The engine's cut is the summary's own fields, as read from the whole summary.
+    summary = r.summary
+    assert flow_count(r) == len(summary["flows"]) == len(from_text["flows"])
+    assert from_text["name"] == summary["name"]
+    for cut, whole in zip(from_text["flows"], summary["flows"], strict=True):
+        assert cut == {k: whole[k] for k in keys if k in whole}
+    assert r._cut(keys) == from_text
+    # Once read, edits show.
+    summary["flows"][0]["name"] = "renamed"
+    assert r._cut(keys)["flows"][0]["name"] == "renamed"
+
+
 def test_run_prints_at_most_fifty_rows_unless_asked_for_all(tmp_path: Path) -> None:
     scenario = tmp_path / "many.json"
     scenario.write_text(json.dumps(_many_flows(60)))

@@ -77,17 +77,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         if table is not None:
             print(table.result())
     if plot:
-        from .plots import plot_cwnd, plot_sequence
+        from .plots import flow_count, plot_cwnd, plot_sequence
 
         result.load_traces()
         fmt = args.plot
-        plotted = [i for i in plotted if i < len(result.flows)]
+        # Not the whole summary: at 100,000 flows reading it takes seconds.
+        count = flow_count(result)
+        plotted = [i for i in plotted if i < count]
         written.append(plot_cwnd(result, out / f"cwnd.{fmt}", flows=plotted))
         for i in plotted:
             written.append(plot_sequence(result, out / f"sequence_flow{i}.{fmt}", flow=i))
-        if len(plotted) < len(result.flows) and not args.quiet:
+        if len(plotted) < count and not args.quiet:
             print(
-                f"plotted {len(plotted)} of {len(result.flows):,} flows "
+                f"plotted {len(plotted)} of {count:,} flows "
                 f"({', '.join(map(str, plotted))}); --plot-flows chooses others"
             )
     if not args.quiet:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -12,9 +13,22 @@ import numpy as np  # noqa: E402
 
 from .result import Result  # noqa: E402
 
+# What the plots read of each flow's summary.
+_FLOW_FIELDS = ("name", "protocol", "mss", "frag_point")
 
-def _sctp(result: Result, flow: int) -> bool:
-    return result.flows[flow].get("protocol") == "sctp"
+
+def _heads(result: Result) -> dict[str, Any]:
+    """The run's summary with each flow cut down to what the plots read."""
+    return result._cut(_FLOW_FIELDS)
+
+
+def flow_count(result: Result) -> int:
+    """How many flows the run had (read with what the plots read, not the whole summary)."""
+    return len(_heads(result)["flows"])
+
+
+def _sctp(flow: dict[str, Any]) -> bool:
+    return flow.get("protocol") == "sctp"
 
 
 def plot_cwnd(
@@ -24,12 +38,13 @@ def plot_cwnd(
     that are traced (SCTP: the primary destination's cwnd at each DATA chunk sent, in full
     chunks)."""
     fig, ax = plt.subplots(figsize=(8, 4.2))
+    heads = _heads(result)
     chosen = None if flows is None else set(flows)
     for i, tr in enumerate(result.flow_traces):
         if tr is None or len(tr["t"]) == 0 or (chosen is not None and i not in chosen):
             continue
-        f = result.flows[i]
-        if _sctp(result, i):
+        f = heads["flows"][i]
+        if _sctp(f):
             sel = (tr["kind"] == 0) & (tr["event"] == 0) & (tr["path"] == 0)
             ax.step(
                 tr["t"][sel],
@@ -52,7 +67,7 @@ def plot_cwnd(
             color=line.get_color(),
             label=f"{f['name']} ssthresh",
         )
-    title = title or f"{result.summary['name']}: congestion window"
+    title = title or f"{heads['name']}: congestion window"
     return finish_time_plot(fig, ax, path, "segments", title)
 
 
@@ -76,7 +91,9 @@ def plot_sequence(result: Result, path: Path, flow: int = 0, title: str | None =
     if pt is None:
         raise ValueError("sequence plots need the packet trace (run with trace_packets=True)")
     # TCP numbers bytes (shown in segments); SCTP numbers chunks (TSNs) already.
-    mss = 1 if _sctp(result, flow) else result.flows[flow]["mss"]
+    heads = _heads(result)
+    f = heads["flows"][flow]
+    mss = 1 if _sctp(f) else f["mss"]
     sel = pt["flow"] == flow
     data = sel & (pt["from_sender"] == 1) & (pt["len"] > 0)
     send = data & (pt["kind"] == 0)
@@ -105,8 +122,8 @@ def plot_sequence(result: Result, path: Path, flow: int = 0, title: str | None =
         label="cumulative ACK at sender",
     )
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("TSN" if _sctp(result, flow) else "sequence number (segments)")
-    ax.set_title(title or f"{result.summary['name']}: {result.flows[flow]['name']} sequence")
+    ax.set_ylabel("TSN" if _sctp(f) else "sequence number (segments)")
+    ax.set_title(title or f"{heads['name']}: {f['name']} sequence")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
