@@ -246,8 +246,10 @@ def test_plots_read_a_cut_down_summary_until_the_summary_is_read(
     plot_sequence(r, tmp_path / "seq.png", flow=0)
     assert (tmp_path / "cwnd.png").stat().st_size > 0 and (tmp_path / "seq.png").stat().st_size > 0
     assert r._summary is None, "the plots read the whole summary"
-    # The engine's cut is the summary's own fields, as read from the whole summary.
+    # The engine's cut is the summary's own fields, as read from the whole summary; once
+    # that is read, the cut-down copies are dropped.
     summary = r.summary
+    assert r._cuts == {}
     assert flow_count(r) == len(summary["flows"]) == len(from_text["flows"])
     assert from_text["name"] == summary["name"]
     for cut, whole in zip(from_text["flows"], summary["flows"], strict=True):

@@ -75,6 +75,8 @@ class Result:
             assert self._text is not None
             # The text is not kept beside the objects: once read, the summary may be edited.
             self._summary, self._text = json.loads(str(self._text)), None
+            # From now on cuts are made from the summary (see ``_cut``): these go.
+            self._cuts.clear()
         return self._summary
 
     @summary.setter
