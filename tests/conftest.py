@@ -55,3 +55,16 @@ def westwood_map(tmp: Path) -> Path:
     p = tmp / "m.json"
     p.write_text(json.dumps(m))
     return p
+
+
+def many_flows(n: int, duration: str = "0.5s", queue: int = 200) -> dict[str, Any]:
+    """A dumbbell (100 Mbit/s, 5 ms) with ``n`` bulk flows: a scenario with many records."""
+    return {
+        "name": "many",
+        "duration": duration,
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "100Mbps", "delay": "5ms", "queue": queue},
+        },
+        "flows": [{"app": {"kind": "bulk"}} for _ in range(n)],
+    }

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 import transim
-from conftest import ROOT, transim_cli
+from conftest import ROOT, many_flows, transim_cli
 from transim.format import fmt_rate
 from transim.result import Result
 
@@ -107,20 +107,8 @@ def test_a_summary_made_in_python_is_written_as_it_stands(tmp_path: Path) -> Non
         Result({"flows": [1, 2]}, [], None, {}).write(tmp_path / "bad")
 
 
-def _many_flows(n: int) -> dict[str, Any]:
-    return {
-        "name": "many",
-        "duration": "0.5s",
-        "topology": {
-            "kind": "dumbbell",
-            "bottleneck": {"rate": "100Mbps", "delay": "5ms", "queue": 200},
-        },
-        "flows": [{"app": {"kind": "bulk"}} for _ in range(n)],
-    }
-
-
 def test_the_table_of_many_flows_keeps_the_first_and_the_busiest() -> None:
-    r = transim.run(_many_flows(60))
+    r = transim.run(many_flows(60))
     rows = r.table(limit=10).splitlines()
     flow_rows = [line for line in rows if line.startswith("flow")]
     assert [line.split()[0] for line in flow_rows[1:]] == [f"flow{i}" for i in range(10)]
@@ -145,7 +133,7 @@ def test_the_table_of_many_flows_keeps_the_first_and_the_busiest() -> None:
 
 
 def test_the_table_reads_the_engines_text_and_an_edited_summary_alike() -> None:
-    fresh = transim.run(_many_flows(30))
+    fresh = transim.run(many_flows(30))
     from_text = fresh.table(limit=5)
     assert fresh._summary is None, "the table parsed the whole summary"
     # Read (so possibly edited): the summary is dumped and digested the same way.
@@ -217,7 +205,7 @@ def test_a_frame_of_no_records_or_of_an_unknown_table() -> None:
 
 
 def test_a_missing_name_is_refused_with_a_few_of_the_names_there_are() -> None:
-    many = transim.run(_many_flows(30))
+    many = transim.run(many_flows(30))
     with pytest.raises(KeyError) as e:
         many.flow("nope")
     # The first ten of the 30 flows' names, and how many more: not all of them.
@@ -238,7 +226,7 @@ def test_plots_read_a_cut_down_summary_until_the_summary_is_read(
 ) -> None:
     from transim.plots import flow_count, plot_cwnd, plot_sequence
 
-    given = _many_flows(30) if scenario == "many" else ROOT / "scenarios" / scenario
+    given = many_flows(30) if scenario == "many" else ROOT / "scenarios" / scenario
     r = transim.run(given, trace_flows=True, trace_packets=True)
     keys = ("name", "protocol", "mss", "frag_point")
     from_text = r._cut(keys)
@@ -262,7 +250,7 @@ def test_plots_read_a_cut_down_summary_until_the_summary_is_read(
 
 def test_run_prints_at_most_fifty_rows_unless_asked_for_all(tmp_path: Path) -> None:
     scenario = tmp_path / "many.json"
-    scenario.write_text(json.dumps(_many_flows(60)))
+    scenario.write_text(json.dumps(many_flows(60)))
     p = transim_cli("run", str(scenario), "--out", str(tmp_path / "o"))
     assert p.returncode == 0, p.stderr
     assert "... 10 more flows (all are in flows.csv)" in p.stdout
@@ -276,7 +264,7 @@ def test_run_prints_at_most_fifty_rows_unless_asked_for_all(tmp_path: Path) -> N
 
 def test_a_bad_duration_is_named_before_the_run(tmp_path: Path) -> None:
     scenario = tmp_path / "bad.json"
-    scenario.write_text(json.dumps({**_many_flows(1), "duration": "ten seconds"}))
+    scenario.write_text(json.dumps({**many_flows(1), "duration": "ten seconds"}))
     p = transim_cli("run", str(scenario), "--out", str(tmp_path / "o"))
     assert p.returncode == 2
     assert "duration" in p.stderr and "ten seconds" in p.stderr
@@ -286,7 +274,7 @@ def test_a_bad_duration_is_named_before_the_run(tmp_path: Path) -> None:
 
 def test_plots_draw_and_trace_a_few_flows_unless_told_which(tmp_path: Path) -> None:
     scenario = tmp_path / "many.json"
-    scenario.write_text(json.dumps({**_many_flows(20), "duration": "0.3s"}))
+    scenario.write_text(json.dumps({**many_flows(20), "duration": "0.3s"}))
     out = tmp_path / "o"
     p = transim_cli("run", str(scenario), "--out", str(out), "--plot")
     assert p.returncode == 0, p.stderr
@@ -314,7 +302,7 @@ def test_plots_draw_and_trace_a_few_flows_unless_told_which(tmp_path: Path) -> N
 
 
 def test_an_entrys_count_runs_as_that_many_entries_would(tmp_path: Path) -> None:
-    listed = _many_flows(12)
+    listed = many_flows(12)
     listed["flows"][5] = {"app": {"kind": "finite", "bytes": "200kB"}, "start": "0.1s"}
     counted = {
         **listed,
@@ -341,7 +329,7 @@ def test_an_entrys_count_runs_as_that_many_entries_would(tmp_path: Path) -> None
 
 
 def test_an_error_in_a_counted_entry_names_the_entry(tmp_path: Path) -> None:
-    doc = _many_flows(1)
+    doc = many_flows(1)
     doc["flows"] = [{"count": 2}, {"count": 3, "tcp": {"cc": "renoo"}}]
     scenario = tmp_path / "bad.json"
     scenario.write_text(json.dumps(doc))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _core
+from .records import PickedRecords, missing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -21,14 +21,6 @@ def completion_times(text: str | _core.SummaryText) -> dict[str, Any]:
     it; the summary is not parsed in Python)."""
     every = json.loads(_core.summary_digest(text, 1))["flows_all"]
     return {"completed": every["completed"], "classes": every["fct"]}
-
-
-def _some(names: Iterable[str], shown: int = 10) -> str:
-    """The first ``shown`` names, and how many more there are: an error about one of
-    100,000 flows names a few of them, not all."""
-    names = list(names)
-    more = f" and {len(names) - shown:,} more" if len(names) > shown else ""
-    return f"{names[:shown]}{more}"
 
 
 class Result:
@@ -61,6 +53,9 @@ class Result:
         # Summaries cut down to a few fields per flow (see ``_cut``), while ``summary`` is
         # unread: by the flow fields kept.
         self._cuts: dict[tuple[str, ...], dict[str, Any]] = {}
+        # Flows and link directions read one by one from the text (``flow``, ``link``)
+        # while ``summary`` is unread.
+        self._picked = PickedRecords(text) if text is not None else None
         self.flow_traces = flow_traces
         self.packet_trace = packet_trace
         self.scenario = scenario
@@ -77,11 +72,15 @@ class Result:
             self._summary, self._text = json.loads(str(self._text)), None
             # From now on cuts are made from the summary (see ``_cut``): these go.
             self._cuts.clear()
+            if self._picked is not None:
+                # The records handed out are the summary's own, edits and all.
+                self._picked.splice(self._summary)
+                self._picked = None
         return self._summary
 
     @summary.setter
     def summary(self, value: dict[str, Any]) -> None:
-        self._summary, self._text = value, None
+        self._summary, self._text, self._picked = value, None, None
 
     @property
     def stopped_at(self) -> float | None:
@@ -117,20 +116,29 @@ class Result:
         return self.summary["links"]
 
     def flow(self, key: int | str = 0) -> dict[str, Any]:
-        """A flow's summary by index or name."""
-        if isinstance(key, int):
-            return self.flows[key]
-        for f in self.flows:
-            if f["name"] == key:
-                return f
-        raise KeyError(f"no flow named {key!r}; flows are {_some(f['name'] for f in self.flows)}")
+        """A flow's summary by index or name (the first flow of that name). While
+        ``summary`` is unread, the flow alone is read from the engine's text (at 100,000
+        flows, milliseconds against seconds), and it is the very dict ``summary`` holds
+        once read, edits included."""
+        return self._record("flows", key)
 
     def link(self, name: str) -> dict[str, Any]:
-        """A link direction's summary by name ("r1->r2")."""
-        for link in self.links:
-            if link["name"] == name:
-                return link
-        raise KeyError(f"no link {name!r}; links are {_some(x['name'] for x in self.links)}")
+        """A link direction's summary by name ("r1->r2"), read as :meth:`flow` reads a
+        flow."""
+        return self._record("links", name)
+
+    def _record(self, which: str, key: int | str) -> dict[str, Any]:
+        """The record of ``which`` ("flows" or "links") at index ``key`` or named ``key``."""
+        if self._summary is None and self._picked is not None:
+            return self._picked.get(which, key)
+        records: list[dict[str, Any]] = self.summary[which]
+        if isinstance(key, int):
+            return records[key]
+        for record in records:
+            if record.get("name") == key:
+                return record
+        names = (r["name"] for r in records if isinstance(r.get("name"), str))
+        raise missing(which, key, names)
 
     def table(self, limit: int | None = None) -> str:
         """A plain-text summary table; with ``limit``, at most that many rows of flows and of
@@ -184,11 +192,12 @@ class Result:
         from the engine's text without building the whole summary while ``summary`` is
         unread (what the plots of a run of 100,000 flows read: seconds less), else made from
         the summary as it now stands."""
-        if self._summary is not None or self._text is None:
+        if not self._text_current():
             cut = {k: v for k, v in self.summary.items() if k not in ("flows", "links")}
             cut["flows"] = [{k: f[k] for k in flow_keys if k in f} for f in self.flows]
             cut["links"] = [{} for _ in self.links]
             return cut
+        assert self._text is not None
         if flow_keys not in self._cuts:
             text = _core.summary_slim(self._text, list(flow_keys), [])
             self._cuts[flow_keys] = json.loads(text)
@@ -197,9 +206,17 @@ class Result:
     def _summary_text(self) -> str | _core.SummaryText:
         """The summary as compact JSON text: the engine's own while nobody has read the
         summary (and so could have edited it), else the summary dumped."""
-        if self._summary is None and self._text is not None:
+        if self._text_current():
+            assert self._text is not None
             return self._text
         return json.dumps(self.summary, separators=(",", ":"))
+
+    def _text_current(self) -> bool:
+        """Whether the engine's text still is the summary: ``summary`` unread, and no flow
+        or link handed out by ``flow`` or ``link`` edited since."""
+        if self._summary is not None or self._text is None:
+            return False
+        return self._picked is None or not self._picked.edited()
 
     def write(self, out: str | Path) -> list[Path]:
         """Write results.json, flows.csv, links.csv (and traces as .npz) into ``out``.

@@ -320,19 +320,59 @@ fn summary_digest(
 /// `which`, or when the summary is not JSON with a list of such records.
 #[pyfunction]
 fn summary_table(py: Python<'_>, summary_json: &Bound<'_, PyAny>, which: &str) -> PyResult<String> {
-    use transim_core::results::files::{table, Records};
-    let which = match which {
-        "flows" => Records::Flows,
-        "links" => Records::Links,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "which must be one of ['flows', 'links'], got '{which}'"
-            )))
-        }
-    };
+    let which = records_named(which)?;
     let summary_json = summary_str(summary_json)?;
-    py.detach(|| table(summary_json, which).map(|t| t.csv()))
+    py.detach(|| transim_core::results::files::table(summary_json, which).map(|t| t.csv()))
         .map_err(|e| PyValueError::new_err(format!("not a run's summary: {e}")))
+}
+
+/// The records `which` names: "flows" or "links".
+fn records_named(which: &str) -> PyResult<transim_core::results::files::Records> {
+    use transim_core::results::files::Records;
+    match which {
+        "flows" => Ok(Records::Flows),
+        "links" => Ok(Records::Links),
+        _ => Err(PyValueError::new_err(format!(
+            "which must be one of ['flows', 'links'], got '{which}'"
+        ))),
+    }
+}
+
+/// Where the summary JSON text `summary_json`'s flows (`which="flows"`) or link directions
+/// (`"links"`) lie in it: `(names, spans)`, each record's `name` (None when it has no
+/// string name) and the `(start, end)` byte range of its JSON text, for
+/// [`summary_record`]. What `Result.flow(name)` reads instead of the whole summary. Raises
+/// ValueError for another `which`, or when the summary is not JSON with a list of objects
+/// there.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn summary_index(
+    py: Python<'_>,
+    summary_json: &Bound<'_, PyAny>,
+    which: &str,
+) -> PyResult<(Vec<Option<String>>, Vec<(usize, usize)>)> {
+    let which = records_named(which)?;
+    let summary_json = summary_str(summary_json)?;
+    py.detach(|| transim_core::results::records::index(summary_json, which))
+        .map(|i| (i.names, i.spans))
+        .map_err(|e| PyValueError::new_err(format!("not a run's summary: {e}")))
+}
+
+/// The text of the summary JSON text `summary_json` from byte `start` to byte `end` (one
+/// record's, from [`summary_index`]). Raises ValueError when that range is not within the
+/// text on character boundaries.
+#[pyfunction]
+fn summary_record(summary_json: &Bound<'_, PyAny>, start: usize, end: usize) -> PyResult<String> {
+    let summary_json = summary_str(summary_json)?;
+    summary_json
+        .get(start..end)
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "bytes {start}..{end} are not a part of the summary's {} bytes of text",
+                summary_json.len()
+            ))
+        })
 }
 
 /// The summary JSON text `summary_json` with each flow cut down to the fields named in
@@ -433,6 +473,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summary_digest, m)?)?;
     m.add_function(wrap_pyfunction!(summary_slim, m)?)?;
     m.add_function(wrap_pyfunction!(summary_table, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_index, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_record, m)?)?;
     m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

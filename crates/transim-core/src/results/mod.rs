@@ -16,6 +16,7 @@ mod drops;
 pub mod fct;
 pub mod files;
 pub mod json_text;
+pub mod records;
 pub use collect::collect;
 pub mod slim;
 mod summary_text;
