@@ -211,6 +211,17 @@ fn every_packet_is_accounted_for() {
         let inside = l.packets_in - l.packets_out - l.drops.values().sum::<u64>();
         assert!(inside < 1000, "{}: {inside}", l.name);
     }
+    // What leaves the last link to each host is what that host's endpoint took in: a
+    // flow's deliveries are its receiver's data and its sender's ACKs.
+    let out_of = |name: String| {
+        let l = out.result.links.iter().find(|l| l.name == name);
+        l.unwrap_or_else(|| panic!("no link {name}")).packets_out
+    };
+    for (i, f) in out.result.flows.iter().enumerate() {
+        let to_hosts = out_of(format!("r2->d{i}")) + out_of(format!("r1->s{i}"));
+        assert_eq!(to_hosts, f.packets_delivered, "{}", f.name);
+        assert!(f.packets_delivered > 100, "{}", f.name);
+    }
     // The finite flow completed and delivered exactly its bytes.
     let fin = out.result.flows[2].detail.tcp();
     assert_eq!(fin.bytes_delivered, 300_000);

@@ -158,7 +158,7 @@ pub struct Simulation {
     /// Groups of flows in barrier-synchronised rounds.
     pub rounds: Vec<RoundGroup>,
     /// The packets links carry (their delay lines hold slots in it).
-    store: PacketStore,
+    pub(crate) store: PacketStore,
     /// Packet capture files, while the run writes them.
     pcap: Option<Box<PcapSet>>,
     pcap_error: Option<String>,
@@ -343,9 +343,9 @@ impl Simulation {
     }
 
     /// Fetch what an event soon to come ([`EventQueue::peek_ahead`]: the next, or in a busy
-    /// network the one after) will most likely read: the packet it hands over, and the
-    /// three cache lines of its link and of the link it goes on to that a hop reads (with
-    /// many links they are usually out of the cache by now).
+    /// network the one after) will most likely read: the packet it hands over, the one
+    /// cache line of its link that an arrival reads, and the three of the link it goes on to
+    /// that an enqueue reads (with many links they are usually out of the cache by now).
     #[inline(always)]
     fn hint_next(&mut self) {
         if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_ahead() {
@@ -356,7 +356,8 @@ impl Simulation {
                 self.store.prefetch(slot);
             }
             if let Some(link) = self.links.get(l as usize) {
-                crate::sim::prefetch::prefetch(link, hints::LINK_LINES);
+                let line = link as *const Link as usize + Link::ARRIVAL_LINE;
+                crate::sim::prefetch::prefetch_addr(line, 1);
             }
             if let Some(link) = self.links.get(hop as usize) {
                 crate::sim::prefetch::prefetch(link, hints::LINK_LINES);

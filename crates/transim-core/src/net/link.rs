@@ -39,6 +39,9 @@ pub enum QueueLimit {
 
 /// Counters kept by a link direction. The counters every packet updates come first, so that
 /// they share the cache lines a link's enqueue touches anyway (`repr(C)` keeps this order).
+/// None is updated when a packet reaches the far end: the packets that did are those offered
+/// less those dropped and those still inside ([`Link::packets_out`]), so an arrival reads
+/// only the delay line's cache line.
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct LinkStats {
@@ -46,10 +49,6 @@ pub struct LinkStats {
     pub packets_in: u64,
     /// Bytes offered (IP layer).
     pub bytes_in: u64,
-    /// Packets that reached the far end intact.
-    pub packets_out: u64,
-    /// Bytes that reached the far end intact.
-    pub bytes_out: u64,
     /// Total serialisation time of accepted packets (ns).
     pub busy_ns: u64,
     /// Largest number of packets waiting.
@@ -67,15 +66,23 @@ pub struct LinkStats {
 /// The serialisation time of `size` bytes at `rate` bit/s, from a link's two-entry cache if it
 /// holds the size.
 #[inline(always)]
-fn cached_tx(sizes: &[u32; 2], times: &[Time; 2], size: u32, rate: &f64) -> Time {
-    if sizes[0] == size {
+fn cached_tx(sizes: &[u16; 2], times: &[Time; 2], size: u32, rate: &f64) -> Time {
+    if size < NO_SIZE && sizes[0] as u32 == size {
         times[0]
-    } else if sizes[1] == size {
+    } else if size < NO_SIZE && sizes[1] as u32 == size {
         times[1]
     } else {
         tx_time(size, *rate)
     }
 }
+
+/// The sizes the serialisation cache holds are below this (its empty entries hold it).
+const NO_SIZE: u32 = u16::MAX as u32;
+
+// A packet's arrival at the far end reads the delay line and `to` and `cells` only: all in
+// the second cache line (see [`Link`]).
+const _: () = assert!(std::mem::offset_of!(Link, head) == Link::ARRIVAL_LINE);
+const _: () = assert!(std::mem::offset_of!(Link, cells) < Link::ARRIVAL_LINE + 64);
 
 /// One direction of a link.
 ///
@@ -93,7 +100,7 @@ pub struct Link {
     busy_until: Time,
     /// The FIFO's packets still waiting for the line.
     waiting: Backlog,
-    // -- second cache line
+    // -- second cache line: all an arrival at the far end reads (`ARRIVAL_LINE`)
     /// The delay line, packets in order of arrival at the far end: the head (valid while
     /// `on_line > 0`); each packet's store slot names the one after it, and `tail` is the
     /// slot of the last. So an arrival reads the next packet's time and slot from the slot
@@ -103,14 +110,18 @@ pub struct Link {
     on_line: u32,
     /// Propagation delay.
     pub delay: Time,
-    /// Serialisation times of the two most recent packet sizes (data and ACKs, typically).
-    tx_sizes: [u32; 2],
+    /// Serialisation times of the two most recent packet sizes (data and ACKs, typically),
+    /// and the sizes (those below `NO_SIZE` only: 16 bits leave room for `cells` here).
     tx_times: [Time; 2],
+    tx_sizes: [u16; 2],
     /// Index of this link direction.
     pub id: u32,
     /// Node at the receiving end.
     pub to: u32,
-    // -- third cache line: the flags, the framing and the counters every packet updates
+    /// An ATM link: it carries cells (its queue limit and counters are in cells).
+    pub cells: bool,
+    // -- third cache line: the flags, the framing and the counters every packet offered
+    // updates
     /// Bytes of framing added to every packet on this link (counted for serialisation only).
     pub overhead: u32,
     /// The enqueue takes the special path: some check runs before the queue (ns-2's limit,
@@ -125,8 +136,6 @@ pub struct Link {
     lossy: bool,
     /// Record every packet as its transmission starts (for packet captures).
     tap: bool,
-    /// An ATM link: it carries cells (its queue limit and counters are in cells).
-    pub cells: bool,
     /// ns-2's DropTail rule: the arriving packet counts against the limit, so a limit of L
     /// admits L − 1 waiting packets (and a limit of 1 none, even on an idle link).
     ns2_limit: bool,
@@ -135,8 +144,8 @@ pub struct Link {
     /// ... and packets may overtake one another: each arrives by its own event, not on the
     /// ordered delay line.
     reorder: bool,
-    /// Counters (16-byte aligned: the first five, which every packet updates, share the
-    /// third cache line with the flags; the queue integrals start the fourth).
+    /// Counters (16-byte aligned: the first three, which every packet offered updates,
+    /// share the third cache line with the flags; the queue integrals follow).
     pub stats: LinkStats,
     // -- colder: what only a busy queue, a cell link, a loss process or a serialisation-cache
     // miss reads
@@ -227,6 +236,10 @@ static NO_SCRIPT: ScriptedDrops = ScriptedDrops {
 };
 
 impl Link {
+    /// Byte offset of the cache line that is all a packet's arrival at the far end reads
+    /// (the delay line, `to` and `cells`).
+    pub const ARRIVAL_LINE: usize = 64;
+
     /// A new idle link direction.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -252,7 +265,7 @@ impl Link {
             tail: 0,
             on_line: 0,
             delay,
-            tx_sizes: [u32::MAX; 2],
+            tx_sizes: [u16::MAX; 2],
             tx_times: [0; 2],
             limit,
             overhead,
@@ -437,16 +450,16 @@ impl Link {
     /// Serialisation time of `size` bytes, from a two-entry cache.
     #[inline]
     fn serialise(&mut self, size: u32) -> Time {
-        if self.tx_sizes[0] == size {
+        if size < NO_SIZE && self.tx_sizes[0] as u32 == size {
             return self.tx_times[0];
         }
-        if self.tx_sizes[1] == size {
+        if size < NO_SIZE && self.tx_sizes[1] as u32 == size {
             self.tx_sizes.swap(0, 1);
             self.tx_times.swap(0, 1);
             return self.tx_times[0];
         }
         let t = tx_time(size, self.rate_bps);
-        self.tx_sizes = [size, self.tx_sizes[0]];
+        self.tx_sizes = [size.min(NO_SIZE) as u16, self.tx_sizes[0]];
         self.tx_times = [t, self.tx_times[0]];
         t
     }
@@ -946,17 +959,24 @@ impl Link {
         self.count_arrival(store, slot);
     }
 
-    /// Count the packet in `slot` out of the link: delivered, or dropped if marked lost.
+    /// Count the packet in `slot` out of the link if it was marked lost (one that arrives
+    /// intact is counted by [`Link::packets_out`]).
     #[inline(always)]
     fn count_arrival(&mut self, store: &PacketStore, slot: u32) {
         let packet = store.get(slot);
-        match packet.lost {
-            Some(cause) => self.stats.drops[cause.index()] += 1,
-            None => {
-                self.stats.packets_out += 1;
-                self.stats.bytes_out += packet.wire as u64;
-            }
+        if let Some(cause) = packet.lost {
+            self.stats.drops[cause.index()] += 1;
         }
+    }
+
+    /// Packets (or cells) that reached the far end intact: those offered, less those dropped
+    /// and those still inside (waiting, being transmitted or propagating). Counted here, not
+    /// as each arrives, so that an arrival does not touch the counters' cache line.
+    pub fn packets_out(&self, store: &PacketStore) -> u64 {
+        let mut inside = 0;
+        self.for_each_inside(store, &mut |_| inside += 1);
+        let dropped: u64 = self.stats.drops.iter().sum();
+        self.stats.packets_in - dropped - inside
     }
 
     /// Packets on the delay line (each resting in a slot of the store).
@@ -1051,12 +1071,16 @@ mod tests {
     #[test]
     fn an_idle_fifo_hop_reads_three_cache_lines() {
         use std::mem::offset_of;
-        // Line 1: the queue's timing; line 2: the delay line and serialisation cache.
+        // Line 1: the queue's timing; line 2: the delay line, serialisation cache, `to` and
+        // `cells`, all that an arrival at the far end reads.
         assert!(offset_of!(Link, waiting) + std::mem::size_of::<Backlog>() <= 64);
-        assert!(offset_of!(Link, head) >= 64 && offset_of!(Link, to) + 4 <= 128);
-        // Line 3: the flags, the framing and the five per-packet counters.
+        assert!(offset_of!(Link, head) == Link::ARRIVAL_LINE && Link::ARRIVAL_LINE == 64);
+        for field in [offset_of!(Link, to) + 3, offset_of!(Link, cells)] {
+            assert!((64..128).contains(&field));
+        }
+        // Line 3: the other flags, the framing and the three counters a packet offered
+        // updates.
         for flag in [
-            offset_of!(Link, cells),
             offset_of!(Link, before_queue),
             offset_of!(Link, scheduled),
             offset_of!(Link, rare),

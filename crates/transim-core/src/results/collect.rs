@@ -14,6 +14,7 @@ use crate::engine::{Conservation, Flow, Simulation};
 use crate::net::atm::layer::AtmNet;
 use crate::net::idle_path::{Hop, IdlePath};
 use crate::net::loss::gilbert_elliott_stats;
+use crate::net::store::PacketStore;
 use crate::net::{DropCause, Link, LossModel, QueueLimit};
 use crate::sim::{secs, Time};
 use crate::transport::{FlowFacts, Series};
@@ -37,6 +38,8 @@ struct Shared<'a> {
     end: Time,
     causes: Causes,
     links: &'a [Link],
+    /// The packets still inside the links (for what each link delivered).
+    store: &'a PacketStore,
     node_names: &'a [String],
     atm: Option<&'a AtmNet>,
     routes: &'a Routes,
@@ -105,6 +108,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
         end,
         causes,
         links: &sim.links,
+        store: &sim.store,
         node_names: &sim.node_names,
         atm: sim.atm.as_deref(),
         routes: &sim.routes,
@@ -112,10 +116,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
     let all = &mut sim.flows;
     let ((flows, traces), links) = if all.len() < ON_TWO_THREADS {
         let collected = shared.flows(0, all);
-        (
-            collected,
-            link_results(shared.links, link_names, causes, end),
-        )
+        (collected, link_results(&shared, link_names))
     } else {
         let half = all.len() / 2;
         let (first, second) = all.split_at_mut(half);
@@ -124,10 +125,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             move || shared.flows(half, second),
             || {
                 let collected = shared.flows(0, first);
-                (
-                    collected,
-                    link_results(shared.links, link_names, causes, end),
-                )
+                (collected, link_results(shared, link_names))
             },
         );
         let (mut all_flows, mut all_traces) = collected;
@@ -156,9 +154,11 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
 }
 
 /// Each link direction's record; `names` are theirs, in order.
-fn link_results(links: &[Link], names: Vec<String>, causes: Causes, end: Time) -> Vec<LinkResult> {
+fn link_results(shared: &Shared, names: Vec<String>) -> Vec<LinkResult> {
+    let (causes, end, store) = (shared.causes, shared.end, shared.store);
     let dur = secs(end).max(1e-12);
-    links
+    shared
+        .links
         .iter()
         .zip(names)
         .map(|(l, name)| {
@@ -196,7 +196,7 @@ fn link_results(links: &[Link], names: Vec<String>, causes: Causes, end: Time) -
                 ecn_marks: l.is_aqm().then(|| l.ecn_marks()),
                 utilisation: st.busy_ns as f64 / end.max(1) as f64,
                 packets_in: st.packets_in,
-                packets_out: st.packets_out,
+                packets_out: l.packets_out(store),
                 drops: Drops::new(&st.drops, causes),
                 mean_queue_packets: st.queue_area as f64 / 1e9 / dur,
                 max_queue_packets: st.queue_max,
