@@ -37,26 +37,25 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
-/// Counters kept by a link direction. The counters every packet updates come first, so that
-/// they share the cache lines a link's enqueue touches anyway (`repr(C)` keeps this order).
-/// None is updated when a packet reaches the far end: the packets that did are those offered
-/// less those dropped and those still inside ([`Link::packets_out`]), so an arrival reads
-/// only the delay line's cache line.
+/// Counters kept by a link direction, in the order an enqueue reaches them (`repr(C)` keeps
+/// it): the two every packet offered updates, then those a packet that has to wait updates,
+/// so that they share the cache lines a link's enqueue touches anyway (see [`Link`]). None is
+/// updated when a packet reaches the far end: the packets that did are those offered less
+/// those dropped and those still inside ([`Link::packets_out`]), so an arrival reads only
+/// the delay line's cache line.
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct LinkStats {
     /// Packets offered to the link.
     pub packets_in: u64,
-    /// Bytes offered (IP layer).
-    pub bytes_in: u64,
     /// Total serialisation time of accepted packets (ns).
     pub busy_ns: u64,
-    /// Largest number of packets waiting.
-    pub queue_max: u64,
     /// Integral of the waiting-queue length over time (packet·ns).
     pub queue_area: u128,
     /// Integral of the waiting-queue size in bytes over time (byte·ns).
     pub queue_byte_area: u128,
+    /// Largest number of packets waiting.
+    pub queue_max: u64,
     /// Largest number of bytes waiting.
     pub queue_max_bytes: u64,
     /// Drops by cause (indexed by [`DropCause::index`]).
@@ -144,13 +143,14 @@ pub struct Link {
     /// ... and packets may overtake one another: each arrives by its own event, not on the
     /// ordered delay line.
     reorder: bool,
-    /// Counters (16-byte aligned: the first three, which every packet offered updates,
-    /// share the third cache line with the flags; the queue integrals follow).
-    pub stats: LinkStats,
-    // -- colder: what only a busy queue, a cell link, a loss process or a serialisation-cache
-    // miss reads
-    /// Queue limit.
+    /// Queue limit (read when a packet has to wait).
     pub limit: QueueLimit,
+    /// Counters (16-byte aligned): the two every packet offered updates and the queue's
+    /// packet integral share the third cache line with the flags and the limit; the rest of
+    /// what a packet that waits updates fills the fourth.
+    pub stats: LinkStats,
+    // -- colder: what only a cell link, a loss process, a drop or a serialisation-cache
+    // miss reads
     /// An ATM switch's output port: the cell discipline deciding admission (cell links only).
     pub port: Option<Box<CellPort>>,
     /// Random loss process.
@@ -568,7 +568,6 @@ impl Link {
         let wire = p.get(store).wire;
         self.advance(now);
         self.stats.packets_in += 1;
-        self.stats.bytes_in += wire as u64;
         // (Ports exist on cell links only: `cells` stands in for `port.is_some()` here, so the
         // fast path reads no cold field.)
         debug_assert!(self.port.is_none() || self.cells, "a port on a packet link");
@@ -1078,19 +1077,33 @@ mod tests {
         for field in [offset_of!(Link, to) + 3, offset_of!(Link, cells)] {
             assert!((64..128).contains(&field));
         }
-        // Line 3: the other flags, the framing and the three counters a packet offered
+        // Line 3: the other flags, the framing and the two counters a packet offered
         // updates.
-        for flag in [
+        let stats = |field: usize| offset_of!(Link, stats) + field;
+        for field in [
             offset_of!(Link, before_queue),
             offset_of!(Link, scheduled),
             offset_of!(Link, rare),
             offset_of!(Link, lossy),
             offset_of!(Link, overhead),
+            stats(offset_of!(LinkStats, packets_in)),
+            stats(offset_of!(LinkStats, busy_ns)) + 7,
         ] {
-            assert!((128..192).contains(&flag));
+            assert!((128..192).contains(&field), "{field}");
         }
-        let counters = offset_of!(Link, stats) + offset_of!(LinkStats, busy_ns) + 8;
-        assert!(offset_of!(Link, stats) >= 128 && counters <= 192);
+    }
+
+    #[test]
+    fn a_busy_fifo_hop_reads_a_fourth_cache_line_only() {
+        use std::mem::{offset_of, size_of};
+        // What a packet that has to wait reads and updates besides: the limit, the queue's
+        // integrals and peaks, in lines 3 and 4 (not a fifth).
+        let stats = |field: usize| offset_of!(Link, stats) + field;
+        let first = offset_of!(Link, limit);
+        let last = stats(offset_of!(LinkStats, queue_max_bytes)) + 7;
+        assert!(first >= 128 && last < 256, "{first}..={last}");
+        assert!(offset_of!(Link, limit) + size_of::<QueueLimit>() <= 192);
+        assert!(stats(offset_of!(LinkStats, queue_area)) + 16 <= 192);
     }
 
     #[test]
