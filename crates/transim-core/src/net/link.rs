@@ -1107,6 +1107,37 @@ mod tests {
     }
 
     #[test]
+    fn the_serialisation_cache_gives_every_size_its_own_time() {
+        let mut l = Link::new(
+            0,
+            0,
+            1,
+            1e6,
+            0,
+            QueueLimit::Packets(10),
+            LossModel::None,
+            ScriptedDrops::default(),
+            0,
+            Rng::stream(1, "t"),
+            None,
+        );
+        // Sizes the 16-bit cache holds, one it cannot (computed each time) and the value
+        // that marks its empty entries, in an order that makes every entry move.
+        for size in [
+            1500, 40, 1500, 70_000, 65_535, 40, 0, 65_534, 1500, 70_000, 53,
+        ] {
+            let want = tx_time(size, 1e6);
+            let cache = (l.tx_sizes, l.tx_times);
+            assert_eq!(
+                cached_tx(&cache.0, &cache.1, size, &l.rate_bps),
+                want,
+                "{size}"
+            );
+            assert_eq!(l.serialise(size), want, "{size}");
+        }
+    }
+
+    #[test]
     fn a_fifo_link_direction_fits_eight_cache_lines() {
         // A scheduler's state and the rare extras live in boxes: a dumbbell of 100,000
         // flows has 400,000 link directions (768 bytes each before, 307 MB).
