@@ -204,22 +204,6 @@ def test_a_frame_of_no_records_or_of_an_unknown_table() -> None:
         own.frame("link")
 
 
-def test_a_missing_name_is_refused_with_a_few_of_the_names_there_are() -> None:
-    many = transim.run(many_flows(30))
-    with pytest.raises(KeyError) as e:
-        many.flow("nope")
-    # The first ten of the 30 flows' names, and how many more: not all of them.
-    names = str([f"flow{i}" for i in range(10)])
-    assert e.value.args[0] == f"no flow named 'nope'; flows are {names} and 20 more"
-    with pytest.raises(KeyError, match=r"no link 'x->y'; links are \['r1->r2', .* and 112 more"):
-        many.link("x->y")
-    few = transim.run(ROOT / "scenarios" / "dumbbell.toml")
-    with pytest.raises(KeyError) as e:
-        few.flow("nope")
-    assert e.value.args[0].endswith(f"{[f['name'] for f in few.flows]}")
-    assert few.flow(few.flows[1]["name"]) is few.flows[1]
-
-
 @pytest.mark.parametrize("scenario", ["many", "studies/sctp/multihomed.toml"])
 def test_plots_read_a_cut_down_summary_until_the_summary_is_read(
     scenario: str, tmp_path: Path

@@ -55,6 +55,7 @@ def test_errors_are_those_of_the_whole_summary() -> None:
     for r in (fresh, parsed):
         with pytest.raises(KeyError) as e:
             r.flow("nope")
+        # The first ten of the 30 flows' names, and how many more: not all of them.
         names = str([f"flow{i}" for i in range(10)])
         assert e.value.args[0] == f"no flow named 'nope'; flows are {names} and 20 more"
         with pytest.raises(KeyError, match=r"no link 'x->y'; links are \['r1->r2', .* 112 more"):
@@ -66,6 +67,11 @@ def test_errors_are_those_of_the_whole_summary() -> None:
     with pytest.raises(IndexError, match="flow 30 is out of range: the run has 30 flows"):
         fresh.flow(30)
     assert fresh._summary is None
+    # A few flows: all their names.
+    few = transim.run(ROOT / "scenarios" / "dumbbell.toml")
+    with pytest.raises(KeyError) as e:
+        few.flow("nope")
+    assert e.value.args[0].endswith(f"{[f['name'] for f in few.flows]}")
 
 
 def test_an_edited_record_reaches_the_summary_files_and_tables(tmp_path: Path) -> None:

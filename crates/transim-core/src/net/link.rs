@@ -1106,13 +1106,13 @@ mod tests {
         assert!(stats(offset_of!(LinkStats, queue_area)) + 16 <= 192);
     }
 
-    #[test]
-    fn the_serialisation_cache_gives_every_size_its_own_time() {
-        let mut l = Link::new(
+    /// An idle FIFO link direction of `rate_bps`, no delay, a ten-packet queue.
+    fn bare(rate_bps: f64) -> Link {
+        Link::new(
             0,
             0,
             1,
-            1e6,
+            rate_bps,
             0,
             QueueLimit::Packets(10),
             LossModel::None,
@@ -1120,7 +1120,12 @@ mod tests {
             0,
             Rng::stream(1, "t"),
             None,
-        );
+        )
+    }
+
+    #[test]
+    fn the_serialisation_cache_gives_every_size_its_own_time() {
+        let mut l = bare(1e6);
         // Sizes the 16-bit cache holds, one it cannot (computed each time) and the value
         // that marks its empty entries, in an order that makes every entry move.
         for size in [
@@ -1142,19 +1147,7 @@ mod tests {
         // A scheduler's state and the rare extras live in boxes: a dumbbell of 100,000
         // flows has 400,000 link directions (768 bytes each before, 307 MB).
         assert_eq!(std::mem::size_of::<Link>(), 8 * 64);
-        let mut l = Link::new(
-            0,
-            0,
-            1,
-            1e9,
-            0,
-            QueueLimit::Packets(10),
-            LossModel::None,
-            ScriptedDrops::default(),
-            0,
-            Rng::stream(1, "t"),
-            None,
-        );
+        let mut l = bare(1e9);
         assert!(l.sched.is_none() && l.extras.is_none());
         assert!(l.script().is_empty() && l.down().is_empty() && !l.has_tapped());
         l.set_down(vec![]);
