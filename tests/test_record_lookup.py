@@ -32,6 +32,16 @@ def test_each_record_read_alone_is_the_summarys_own(scenario: str) -> None:
     assert fresh.flows[0] is first and fresh.links[-1] is last
 
 
+def test_a_record_by_position_is_read_without_indexing_the_names() -> None:
+    r = transim.run(many_flows(12, "0.3s"))
+    third = r.flow(3)
+    assert third["name"] == "flow3" and r._picked is not None
+    assert r._picked._indexes == {}, "the names were indexed for a position"
+    # The same dict whichever way it is found later.
+    assert r.flow(3) is third and r.flow("flow3") is third and r.flow(-9) is third
+    assert r.flows[3] is third
+
+
 def test_the_first_record_of_a_name_is_the_one_found() -> None:
     text = json.dumps(
         {

@@ -48,12 +48,24 @@ class PickedRecords:
     def __init__(self, text: str | _core.SummaryText) -> None:
         self._text = text
         self._indexes: dict[str, _Index] = {}
+        # Where each record handed out lies in the text.
+        self._spans: dict[tuple[str, int], tuple[int, int]] = {}
         self._picked: dict[tuple[str, int], dict[str, Any]] = {}
 
     def get(self, which: str, key: int | str) -> dict[str, Any]:
         """The record of ``which`` ("flows" or "links") at position ``key`` (negative from
         the end) or the first named ``key``. Raises IndexError or KeyError as a list and
-        :meth:`transim.Result.flow` do."""
+        :meth:`transim.Result.flow` do. A position from the start is read without indexing
+        the names: the text is read only as far as that record."""
+        if isinstance(key, int) and key >= 0 and which not in self._indexes:
+            picked = self._picked.get((which, key))
+            if picked is not None:
+                return picked
+            span = _core.summary_span(self._text, which, key)
+            if span is not None:
+                self._spans[(which, key)] = span
+                record = self._picked[(which, key)] = self._read(which, key)
+                return record
         idx = self._indexes.get(which)
         if idx is None:
             idx = self._indexes[which] = _Index(self._text, which)
@@ -71,11 +83,12 @@ class PickedRecords:
             i = found
         record = self._picked.get((which, i))
         if record is None:
+            self._spans[(which, i)] = idx.spans[i]
             record = self._picked[(which, i)] = self._read(which, i)
         return record
 
     def _read(self, which: str, i: int) -> dict[str, Any]:
-        start, end = self._indexes[which].spans[i]
+        start, end = self._spans[(which, i)]
         record: dict[str, Any] = json.loads(_core.summary_record(self._text, start, end))
         return record
 

@@ -358,6 +358,23 @@ fn summary_index(
         .map_err(|e| PyValueError::new_err(format!("not a run's summary: {e}")))
 }
 
+/// The `(start, end)` byte range of the `i`th of the summary JSON text `summary_json`'s
+/// flows (`which="flows"`) or link directions (`"links"`), reading the text only as far as
+/// that record; None when there are fewer. Raises ValueError for another `which`, or when the
+/// text up to that record is not a run's summary.
+#[pyfunction]
+fn summary_span(
+    py: Python<'_>,
+    summary_json: &Bound<'_, PyAny>,
+    which: &str,
+    i: usize,
+) -> PyResult<Option<(usize, usize)>> {
+    let which = records_named(which)?;
+    let summary_json = summary_str(summary_json)?;
+    py.detach(|| transim_core::results::records::span_of(summary_json, which, i))
+        .map_err(|e| PyValueError::new_err(format!("not a run's summary: {e}")))
+}
+
 /// The text of the summary JSON text `summary_json` from byte `start` to byte `end` (one
 /// record's, from [`summary_index`]). Raises ValueError when that range is not within the
 /// text on character boundaries.
@@ -475,6 +492,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summary_table, m)?)?;
     m.add_function(wrap_pyfunction!(summary_index, m)?)?;
     m.add_function(wrap_pyfunction!(summary_record, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_span, m)?)?;
     m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
