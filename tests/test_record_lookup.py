@@ -118,3 +118,21 @@ def test_a_summary_set_by_hand_drops_the_records_read_before() -> None:
     assert r.flow(0) == {"name": "only"} and r.flow("only") is r.flows[0]
     with pytest.raises(KeyError, match="no flow named 'stale'"):
         r.flow("stale")
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_reading_the_summary_leaves_the_garbage_collector_as_it_was(enabled: bool) -> None:
+    import gc
+
+    r = transim.run(many_flows(3, "0.3s"))
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        assert r.summary["flows"][2]["name"] == "flow2"
+        assert gc.isenabled() == enabled
+        broken = Result(None, [], None, {}, text="{not json")
+        with pytest.raises(ValueError):
+            broken.summary  # noqa: B018
+        assert gc.isenabled() == enabled
+    finally:
+        gc.enable() if was else gc.disable()

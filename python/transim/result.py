@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 from pathlib import Path
@@ -21,6 +22,21 @@ def completion_times(text: str | _core.SummaryText) -> dict[str, Any]:
     it; the summary is not parsed in Python)."""
     every = json.loads(_core.summary_digest(text, 1))["flows_all"]
     return {"completed": every["completed"], "classes": every["fct"]}
+
+
+def _parse(text: str) -> dict[str, Any]:
+    """``json.loads`` of a run's summary with the cyclic garbage collector paused: it would
+    otherwise walk the young objects again and again while millions are made (100,000
+    flows: 4.1 s against 2.7 s, and about 0.5 s more for the collections that follow). No
+    other thread runs meanwhile: the parse holds the interpreter lock throughout."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        parsed: dict[str, Any] = json.loads(text)
+    finally:
+        if was_enabled:
+            gc.enable()
+    return parsed
 
 
 class Result:
@@ -69,7 +85,7 @@ class Result:
         if self._summary is None:
             assert self._text is not None
             # The text is not kept beside the objects: once read, the summary may be edited.
-            self._summary, self._text = json.loads(str(self._text)), None
+            self._summary, self._text = _parse(str(self._text)), None
             # From now on cuts are made from the summary (see ``_cut``): these go.
             self._cuts.clear()
             if self._picked is not None:
