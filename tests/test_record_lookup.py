@@ -38,7 +38,10 @@ def test_a_record_by_position_is_read_without_indexing_the_names() -> None:
     assert third["name"] == "flow3" and r._picked is not None
     assert r._picked._indexes == {}, "the names were indexed for a position"
     # The same dict whichever way it is found later.
-    assert r.flow(3) is third and r.flow("flow3") is third and r.flow(-9) is third
+    assert r.flow(3) is third and r._picked._indexes == {}
+    # Another position indexes the records once (not a read of the text per position).
+    assert r.flow(5)["name"] == "flow5" and set(r._picked._indexes) == {"flows"}
+    assert r.flow("flow3") is third and r.flow(-9) is third
     assert r.flows[3] is third
 
 

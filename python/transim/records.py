@@ -48,24 +48,27 @@ class PickedRecords:
     def __init__(self, text: str | _core.SummaryText) -> None:
         self._text = text
         self._indexes: dict[str, _Index] = {}
-        # Where each record handed out lies in the text.
+        # The kinds of record one has been read of by position without an index: the next
+        # such read indexes them (a loop over every position would read the text again
+        # for each, quadratic in the records).
+        self._read_alone: set[str] = set()
+        # Where each record handed out lies in the text, and the record.
         self._spans: dict[tuple[str, int], tuple[int, int]] = {}
         self._picked: dict[tuple[str, int], dict[str, Any]] = {}
 
     def get(self, which: str, key: int | str) -> dict[str, Any]:
         """The record of ``which`` ("flows" or "links") at position ``key`` (negative from
         the end) or the first named ``key``. Raises IndexError or KeyError as a list and
-        :meth:`transim.Result.flow` do. A position from the start is read without indexing
-        the names: the text is read only as far as that record."""
-        if isinstance(key, int) and key >= 0 and which not in self._indexes:
-            picked = self._picked.get((which, key))
-            if picked is not None:
-                return picked
+        :meth:`transim.Result.flow` do. The first record asked for by its position from
+        the start is read without indexing the names: the text is read only as far as that
+        record."""
+        if isinstance(key, int) and key >= 0 and (which, key) in self._picked:
+            return self._picked[(which, key)]
+        if isinstance(key, int) and key >= 0 and which not in self._read_alone:
+            self._read_alone.add(which)
             span = _core.summary_span(self._text, which, key)
             if span is not None:
-                self._spans[(which, key)] = span
-                record = self._picked[(which, key)] = self._read(which, key)
-                return record
+                return self._keep(which, key, span)
         idx = self._indexes.get(which)
         if idx is None:
             idx = self._indexes[which] = _Index(self._text, which)
@@ -81,10 +84,14 @@ class PickedRecords:
             if found is None:
                 raise missing(which, key, (n for n in idx.names if n is not None))
             i = found
-        record = self._picked.get((which, i))
-        if record is None:
-            self._spans[(which, i)] = idx.spans[i]
-            record = self._picked[(which, i)] = self._read(which, i)
+        if (which, i) in self._picked:
+            return self._picked[(which, i)]
+        return self._keep(which, i, idx.spans[i])
+
+    def _keep(self, which: str, i: int, span: tuple[int, int]) -> dict[str, Any]:
+        """Read record ``i`` of ``which`` from ``span`` of the text and keep it."""
+        self._spans[(which, i)] = span
+        record = self._picked[(which, i)] = self._read(which, i)
         return record
 
     def _read(self, which: str, i: int) -> dict[str, Any]:
