@@ -155,9 +155,7 @@ impl TcpSender {
 
     /// Bytes SACKed above snd_una (for the trace).
     pub(crate) fn sacked_bytes(&self) -> u64 {
-        self.rtx
-            .front()
-            .map_or(0, |f| self.sack.index.sacked_in(f.index, self.rtx.len()))
+        self.sack.index.total()
     }
 
     /// Bytes of unSACKed segments starting below `x` (whole segments).
@@ -167,7 +165,12 @@ impl TcpSender {
             return 0;
         }
         let all = self.rtx[k - 1].end - self.rtx[0].start;
-        all - self.sack.index.sacked_in(self.rtx[0].index, k)
+        let sacked = if k == self.rtx.len() {
+            self.sack.index.total()
+        } else {
+            self.sack.index.sacked_in(self.rtx[0].index, k)
+        };
+        all - sacked
     }
 
     /// A recovery episode begins or ends, or a timeout: forget which segments this episode
