@@ -5,6 +5,7 @@ times is what flows.csv says, recomputed here."""
 from __future__ import annotations
 
 import csv
+import json
 import math
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def _nearest_rank(times: list[float], p: float) -> float:
 
 
 def test_completion_times_by_size_are_what_the_flows_file_says(tmp_path: Path) -> None:
-    from transim.format import fmt_time
+    from transim.format import fmt_bytes, fmt_rate, fmt_time
 
     out = tmp_path / "fct"
     p = transim_cli(
@@ -105,6 +106,15 @@ def test_completion_times_by_size_are_what_the_flows_file_says(tmp_path: Path) -
     for label, cols in expected.items():
         # fmt_time's output has a space before the unit.
         assert " ".join(printed[label]) == " ".join(cols), label
+    # The aggregate line: what the flows delivered over the run, which the 32 hosts' 10 Gbps
+    # can bound (the flows' goodputs summed cannot: each is over its own flow's lifetime,
+    # and here they add up to well over the fabric's capacity).
+    simulated = json.loads((out / "results.json").read_text())["simulated_time"]
+    delivered = sum(int(r["bytes_delivered"]) for r in rows)
+    together = next(line for line in lines if line.startswith("all 300 flows:"))
+    over_run = delivered * 8 / simulated
+    assert f"{fmt_bytes(delivered)} delivered, {fmt_rate(over_run)} over the run" in together
+    assert over_run <= 32 * 10e9 < sum(float(r["goodput_bps"]) for r in rows)
     # Every flow sends one finite transfer: those completed delivered all they were given.
     given = transim.scenario.validate(SCENARIO, ["traffic.flows=300", "traffic.load=0.6"])
     sizes = [_bytes(f["app"]["bytes"]) for f in given["flows"]]

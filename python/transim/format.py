@@ -20,6 +20,14 @@ def fmt_time(s: float) -> str:
     return f"{s * 1e6:.1f} us"
 
 
+def fmt_bytes(n: float) -> str:
+    """13_240_000_000 → '13.24 GB' (decimal units, as rates are)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.2f} {unit}"
+    return f"{n:.0f} B"
+
+
 def fmt_count(n: float) -> str:
     """1234567 → '1,234,567'."""
     return f"{n:,.0f}"

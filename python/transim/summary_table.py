@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .format import fmt_rate, fmt_time
+from .format import fmt_bytes, fmt_rate, fmt_time
 from .rounds import describe
 
 #: Rows of flows and of link directions ``transim run`` prints at most.
@@ -42,7 +42,7 @@ def render(s: dict[str, Any]) -> str:
             f"{f['fast_retransmits']:>5} {f['timeouts']:>5} {drops:>6} {fmt_time(f['srtt']):>9}"
         )
     if len(shown) < s["flows_total"]:
-        lines += _all_flows(s["flows_all"], s["flows_total"], len(shown))
+        lines += _all_flows(s["flows_all"], s["flows_total"], len(shown), s["simulated_time"])
     # Completion times by size where the table cannot show the flows (or would not by
     # default: --all-rows keeps them): small scenarios' completion column says it all.
     if len(shown) < s["flows_total"] or s["flows_total"] > TERMINAL_ROWS:
@@ -124,13 +124,19 @@ def render(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _all_flows(every: dict[str, Any], total: int, shown: int) -> list[str]:
+def _all_flows(every: dict[str, Any], total: int, shown: int, simulated: float) -> list[str]:
     """The lines after the first ``shown`` of ``total`` flows' rows: how many more, and the
-    digest's figures over ``every`` flow."""
+    digest's figures over ``every`` flow in a run of ``simulated`` seconds.
+
+    The aggregate is what was delivered over the run, not the flows' goodputs summed: each
+    goodput is over the flow's own active time, so with flows that come and go (a
+    completion-time workload) their sum counts the same link capacity many times over."""
     fairness = every["jain"]
+    delivered = every["bytes"]
+    rate = f", {fmt_rate(delivered * 8 / simulated)} over the run" if simulated > 0 else ""
     return [
         f"... {total - shown:,} more flows (all are in flows.csv)",
-        f"all {total:,} flows: goodput {fmt_rate(every['total'])} in total, "
+        f"all {total:,} flows: {fmt_bytes(delivered)} delivered{rate}; goodput "
         f"{fmt_rate(every['min'])} to {fmt_rate(every['max'])} per flow, Jain's index "
         f"{'-' if fairness is None else f'{fairness:.3f}'}; {every['retransmissions']:,} "
         f"retransmissions, {every['timeouts']:,} RTOs",

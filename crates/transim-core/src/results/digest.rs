@@ -18,7 +18,7 @@ use std::fmt;
 ///   and then packets carried (ties in the summary's order);
 /// - `flows_total`: how many flows the summary has;
 /// - `flows_all`: over all flows, `goodput_bps` as `total` (summed in order), `min` and
-///   `max` (null without flows), Jain's fairness index `jain` (null without flows or
+///   `max` (null without flows), the sum of `bytes_delivered` (`bytes`), Jain's fairness index `jain` (null without flows or
 ///   without goodput), the sums of `retransmissions` and `timeouts`, how many flows
 ///   `completed`, and their completion times by size (`fct`: [`super::fct::by_size`]);
 /// - `links_carried`: how many link directions carried packets.
@@ -58,6 +58,7 @@ impl Parts<'_> {
             "total": f.goodputs.iter().sum::<f64>(),
             "min": f.goodputs.iter().copied().reduce(f64::min),
             "max": f.goodputs.iter().copied().reduce(f64::max),
+            "bytes": f.bytes,
             "jain": crate::fairness::jain(&f.goodputs),
             "retransmissions": f.retransmissions,
             "timeouts": f.timeouts,
@@ -90,6 +91,8 @@ fn list(out: &mut String, items: &[&RawValue]) {
 struct Flows<'de> {
     kept: Vec<&'de RawValue>,
     goodputs: Vec<f64>,
+    /// Bytes delivered to the applications.
+    bytes: u64,
     retransmissions: u64,
     timeouts: u64,
     /// Completed flows.
@@ -187,6 +190,7 @@ impl<'de> Visitor<'de> for FlowsSeed {
         while let Some(raw) = seq.next_element::<&RawValue>()? {
             let n: FlowNumbers = numbers(raw, "flow", flows.goodputs.len())?;
             flows.goodputs.push(n.goodput_bps);
+            flows.bytes += n.bytes_delivered;
             flows.retransmissions += n.retransmissions;
             flows.timeouts += n.timeouts;
             if let Some(t) = n.completion_time {
@@ -316,6 +320,7 @@ mod tests {
         assert_eq!(all["total"], 6.5);
         assert_eq!(all["min"], 0.5);
         assert_eq!(all["max"], 4.0);
+        assert_eq!(all["bytes"], 15_000);
         assert_eq!(all["retransmissions"], 4);
         assert_eq!(all["timeouts"], 3);
         assert_eq!(all["completed"], 0);
