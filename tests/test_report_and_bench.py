@@ -89,6 +89,48 @@ def test_scale_table_states_both_ratios_against_their_targets() -> None:
         ) in render_scale(rows, ip_rows)
 
 
+def test_b4a_gives_every_flow_data_where_b4_starves_most() -> None:
+    """B4 starts every flow at once behind a 2,000-packet queue: the SYNs beyond the queue are
+    lost, and most flows never deliver data in the run. B4A's queue of 16 packets per flow
+    lets every one of them through, on the same packet budget."""
+    import transim
+    from transim.bench import b4_scenario, b4a_scenario
+
+    def with_data(doc: dict) -> tuple[int, int]:
+        flows = transim.run(doc).flows
+        return sum(f["data_packets_delivered"] > 0 for f in flows), len(flows)
+
+    active, n = with_data(b4a_scenario(3000, 300_000))
+    assert active == n == 3000
+    starved, n = with_data(b4_scenario(3000, 300_000))
+    assert n == 3000 and starved < 2000  # no more flows than the queue took SYNs at first
+
+
+def test_b4a_rows_are_against_their_own_one_flow() -> None:
+    """B4A's rows beside B4's: each against its own one-flow run, and the column of flows
+    that delivered data, which the B4 ratio line repeats."""
+    from transim.bench import render_scale
+
+    rows = [
+        _scale_row("B4 1 flows", 100.0),
+        _scale_row("B4 10,000 flows", 160.0),
+        _scale_row("B4A 1 flows", 200.0),
+        _scale_row("B4A 10,000 flows", 700.0),
+    ]
+    for r, n in zip(rows, (1, 949, 1, 10_000), strict=True):
+        r["with_data"] = n
+    text = render_scale(rows, [])
+    assert (
+        "B4 10,000 flows / 1 flow, run ns per packet: 1.60x (target <= 1.5x); "
+        "949 of its flows delivered data"
+    ) in text
+    assert "B4A 10,000 flows / 1 flow, run ns per packet: 3.50x (every flow" in text
+    line = next(x for x in text.splitlines() if x.startswith("B4A 10,000"))
+    assert line.split()[3] == "10,000" and line.endswith("   3.50x")
+    line = next(x for x in text.splitlines() if x.startswith("B4 10,000"))
+    assert line.split()[3] == "949" and line.endswith("   1.60x")
+
+
 def test_b6_rows_are_against_its_first_count() -> None:
     """B6's ratios are to its 2,000-flow run, also beside B4's rows; its scenario makes the
     flows it names."""

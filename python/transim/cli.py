@@ -395,12 +395,12 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser(
         "bench",
         help="run the performance benchmarks (B1-B3 against ns-3, A1-A2 ATM, S0-S1 SACK, "
-        "B4-B6 scale)",
+        "B4, B4A, B5, B6 scale)",
     )
     b.add_argument(
         "--only",
         default=None,
-        help="comma-separated benchmark names (B1-B3, A1, A2, S0, S1, B4, B5, B6; default "
+        help="comma-separated benchmark names (B1-B3, A1, A2, S0, S1, B4, B4A, B5, B6; default "
         "B1-B3, A1, A2, S0, S1)",
     )
     b.add_argument(

@@ -31,6 +31,19 @@ fn b4(n: usize, packets: u64) -> serde_json::Value {
     })
 }
 
+/// Per flow, the packets B4's bottleneck queue holds in its every-flow-active form.
+const ACTIVE_QUEUE_PER_FLOW: usize = 16;
+
+/// B4 with every flow carrying data: the bottleneck buffers 16 packets per flow (at least
+/// B4's 2,000). In B4 itself all flows start at once and the 2,000-packet queue takes
+/// the first 2,000 SYNs: at 10,000 flows about 950 flows ever deliver data, and 100,000
+/// flows run exactly as 10,000 do (their extra flows only lose SYNs).
+fn b4_every_flow_active(n: usize, packets: u64) -> serde_json::Value {
+    let mut doc = b4(n, packets);
+    doc["topology"]["bottleneck"]["queue"] = json!((ACTIVE_QUEUE_PER_FLOW * n).max(2000));
+    doc
+}
+
 /// B4's `n` flows with their senders and receivers spread over `pairs` host pairs (flow `i`
 /// between `s{i % pairs}` and `d{i % pairs}`), on the same bottleneck and access links: how
 /// much of B4's cost at many flows is the flows' own state and how much their access links.
@@ -85,6 +98,8 @@ struct Stages {
     packets: u64,
     hops: u64,
     events: u64,
+    /// Flows that delivered any data.
+    with_data: usize,
 }
 
 impl Stages {
@@ -129,6 +144,12 @@ fn staged(value: serde_json::Value) -> Stages {
             .sum(),
         hops: out.result.links.iter().map(|l| l.packets_in).sum(),
         events: out.result.events,
+        with_data: out
+            .result
+            .flows
+            .iter()
+            .filter(|f| f.detail.tcp().data_packets_delivered > 0)
+            .count(),
     }
 }
 
@@ -144,12 +165,19 @@ fn fat_tree_permutation(seconds: f64, k: u32) {
     );
 }
 
-/// Flow scaling, stage by stage: `cargo bench -p transim-core --bench engine -- b4 1 1000`.
-fn flow_scaling(counts: &[usize]) {
+/// Flow scaling, stage by stage: `cargo bench -p transim-core --bench engine -- b4 1 1000`
+/// (`b4active …` for B4 with every flow carrying data).
+fn flow_scaling(counts: &[usize], active: bool) {
     for &n in counts {
-        let s = staged(b4(n, 1_000_000));
+        let s = staged(if active {
+            b4_every_flow_active(n, 1_000_000)
+        } else {
+            b4(n, 1_000_000)
+        });
         println!(
-            "B4 {n:>6} flows: parse {:.3} s, build {:.3} s, run {:.3} s ({:.0} ns/packet, {:.2} events/packet), results {:.3} s, text {:.3} s, {} packets",
+            "B4{} {n:>6} flows ({:>6} with data): parse {:.3} s, build {:.3} s, run {:.3} s ({:.0} ns/packet, {:.2} events/packet), results {:.3} s, text {:.3} s, {} packets",
+            if active { " active" } else { "" },
+            s.with_data,
             s.parse,
             s.build,
             s.run,
@@ -235,10 +263,14 @@ fn main() {
         }
         return;
     }
-    if filter.first().is_some_and(|f| f.eq_ignore_ascii_case("b4")) {
+    let b4_mode = filter.first().map(|f| f.to_ascii_lowercase());
+    if let Some(mode @ ("b4" | "b4active")) = b4_mode.as_deref() {
         let counts: Vec<usize> = filter[1..].iter().filter_map(|a| a.parse().ok()).collect();
         let default = [1, 10, 100, 1_000, 10_000, 100_000];
-        flow_scaling(if counts.is_empty() { &default } else { &counts });
+        flow_scaling(
+            if counts.is_empty() { &default } else { &counts },
+            mode == "b4active",
+        );
         return;
     }
     for name in ["b1", "b2", "b3", "a1", "a2", "s0", "s1"] {
