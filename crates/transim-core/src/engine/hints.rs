@@ -9,6 +9,7 @@
 use super::routes::{Routes, NO_ROUTE};
 use super::Flow;
 use crate::net::Link;
+use crate::sim::events::TimerId;
 use crate::sim::prefetch::prefetch_addr;
 use crate::transport::Transport;
 
@@ -40,6 +41,8 @@ struct Ahead {
 struct FlowHints {
     dir: [Ahead; 2],
     flow: usize,
+    /// The timers the receiving end handles ([`Transport::receiver_timers`]).
+    receiver_timers: u16,
 }
 
 /// Every flow's hints (none until [`DeliveryHints::fill`]).
@@ -74,6 +77,7 @@ impl DeliveryHints {
                     // answers towards the receiver's, and the other way round.
                     dir: [ahead(false, f.src, f.dst), ahead(true, f.dst, f.src)],
                     flow: f as *const Flow as usize,
+                    receiver_timers: f.transport.receiver_timers(),
                 }
             })
             .collect();
@@ -108,6 +112,30 @@ impl DeliveryHints {
                 prefetch_addr(addr, lines);
             }
         }
+    }
+
+    /// Fetch what timer `timer` of flow `flow` reads when it fires: the state of the end
+    /// that handles it, as for a packet delivered there. With many flows a timer finds
+    /// its flow as cold as a delivery does (a delayed ACK, a retransmission timer that
+    /// fires only to be set again).
+    #[inline(always)]
+    pub(super) fn prefetch_timer(&self, flow: u32, timer: TimerId) {
+        if let Some([flow, state]) = self.timer_addresses(flow, timer) {
+            for (addr, lines) in [(flow, 1), (state, STATE_LINES)] {
+                if addr != 0 {
+                    prefetch_addr(addr, lines);
+                }
+            }
+        }
+    }
+
+    /// What [`DeliveryHints::prefetch_timer`] fetches: the flow's hot line and the state of
+    /// the end that handles the timer.
+    #[inline(always)]
+    fn timer_addresses(&self, flow: u32, timer: TimerId) -> Option<[usize; 2]> {
+        let h = self.flows.get(flow as usize)?;
+        let at_receiver = timer < 16 && h.receiver_timers & (1 << timer) != 0;
+        Some([h.flow, h.dir[at_receiver as usize].state])
     }
 
     /// The addresses fetched ahead of such a delivery (for tests).
@@ -151,6 +179,50 @@ mod tests {
         assert_eq!(uplink, link(f.src, f.dst) as *const Link as usize);
         assert_ne!(hints.addresses(0, true)[3], uplink);
         assert_ne!(hints.addresses(0, true)[1], state);
+    }
+
+    /// A TCP flow's delayed-ACK timer is fetched ahead as the receiver's, its retransmission
+    /// timer as the sender's; a flow that does not exist names nothing.
+    #[test]
+    fn a_timer_names_the_end_that_handles_it() {
+        use crate::tcp::timers;
+        let sc = crate::scenario::parse(json!({
+            "duration": "1s",
+            "topology": {"kind": "explicit", "nodes": ["A", "B"], "links": [
+                {"between": ["A", "B"], "rate": "10Mbps", "delay": "10ms"}]},
+            "flows": [{"src": "A", "dst": "B"}]
+        }))
+        .unwrap();
+        let sim = crate::scenario::build(&sc).unwrap();
+        let hints = DeliveryHints::fill(&sim.flows, &sim.links, &sim.routes);
+        let f = &sim.flows[0];
+        let flow = f as *const Flow as usize;
+        let receiver = f.transport.hot_state(true).0;
+        let sender = f.transport.hot_state(false).0;
+        assert_ne!(receiver, sender);
+        for t in [timers::DEL_ACK, timers::FUL, timers::WINDOW_UPDATE] {
+            assert_eq!(
+                hints.timer_addresses(0, t),
+                Some([flow, receiver]),
+                "timer {t}"
+            );
+        }
+        for t in [
+            timers::RTO,
+            timers::PACE,
+            timers::RACK,
+            timers::TLP,
+            timers::PERSIST,
+        ] {
+            assert_eq!(
+                hints.timer_addresses(0, t),
+                Some([flow, sender]),
+                "timer {t}"
+            );
+        }
+        // A switch of congestion control (ids from 16 up) is the sender's.
+        assert_eq!(hints.timer_addresses(0, 40), Some([flow, sender]));
+        assert_eq!(hints.timer_addresses(1, timers::RTO), None);
     }
 
     /// The one line fetched of a flow holds everything a delivery and a send read of it.

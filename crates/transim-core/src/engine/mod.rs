@@ -345,10 +345,15 @@ impl Simulation {
     /// Fetch what an event soon to come ([`EventQueue::peek_ahead`]: the next, or in a busy
     /// network the one after) will most likely read: the packet it hands over, the one
     /// cache line of its link that an arrival reads, and the three of the link it goes on to
-    /// that an enqueue reads (with many links they are usually out of the cache by now).
+    /// that an enqueue reads (with many links they are usually out of the cache by now); or
+    /// for a timer, the state of the end that handles it.
     #[inline(always)]
     fn hint_next(&mut self) {
-        if let Some(Event::LinkArrival(l, slot, hop)) = self.events.peek_ahead() {
+        let ahead = self.events.peek_ahead();
+        if let Some(Event::Timer { flow, timer }) = ahead {
+            self.hints.prefetch_timer(flow, timer);
+        }
+        if let Some(Event::LinkArrival(l, slot, hop)) = ahead {
             if hop < HOP_DELIVER {
                 // Passing through: the hop reads only the slot's second line.
                 self.store.prefetch_hop_line(slot);

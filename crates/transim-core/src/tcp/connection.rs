@@ -118,6 +118,12 @@ impl Transport for TcpConnection {
         }
     }
 
+    fn receiver_timers(&self) -> u16 {
+        [timers::DEL_ACK, timers::FUL, timers::WINDOW_UPDATE]
+            .iter()
+            .fold(0, |mask, &t| mask | 1 << t)
+    }
+
     fn schedule(&mut self, flow: u32, events: &mut EventQueue) {
         for (k, &(at, _)) in self.switches.iter().enumerate() {
             let timer = timers::SWITCH + k as TimerId; // count bounded when the scenario is built

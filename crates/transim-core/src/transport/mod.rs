@@ -186,6 +186,14 @@ pub trait Transport: Send {
         (0, 0)
     }
 
+    /// The timers (bit `k` for [`TimerId`] `k`, below 16) that the end receiving the
+    /// sender's packets handles, such as a delayed ACK; the others are the sender's. With
+    /// [`Transport::hot_state`] this tells the engine which end's state a timer event will
+    /// read, to fetch it an event ahead. 0 (the default): every timer is the sender's.
+    fn receiver_timers(&self) -> u16 {
+        0
+    }
+
     /// The transport's time series, if it was asked to keep them.
     fn take_trace(&mut self) -> Option<Box<dyn Series>>;
 
