@@ -355,6 +355,14 @@ def _rounds(ratios: list[float]) -> str:
     return f" (median of {len(ratios)} rounds' own ratios, {min(ratios):.2f}-{max(ratios):.2f})"
 
 
+def _ten_thousand(bench: str, many: dict[str, Any], one: dict[str, Any], tail: str) -> str:
+    """The line under the scale table for ``bench``'s 10,000 flows against its one flow."""
+    return (
+        f"{bench} 10,000 flows / 1 flow, run ns per packet: "
+        f"{_run_ratio(many, one):.2f}x{_rounds(many.get('run_ratios') or [])} {tail}"
+    )
+
+
 def render_scale(rows: list[dict[str, Any]], ip_rows: list[dict[str, Any]]) -> str:
     """B4/B4A/B5/B6: ns per delivered packet and per packet-hop, against B4's (B4A's) single
     flow, B6's first count and B1; with how many flows delivered any data."""
@@ -387,23 +395,19 @@ def render_scale(rows: list[dict[str, Any]], ip_rows: list[dict[str, Any]]) -> s
         )
     many = next((r for r in rows if r["label"] == "B4 10,000 flows"), None)
     if one and many:
-        lines.append(
-            "B4 10,000 flows / 1 flow, run ns per packet: "
-            f"{_run_ratio(many, one):.2f}x{_rounds(many.get('run_ratios') or [])} "
-            "(target <= 1.5x)"
-            + (
-                f"; {many['with_data']:,} of its flows delivered data"
-                if "with_data" in many
-                else ""
-            )
+        with_data = (
+            f"; {many['with_data']:,} of its flows delivered data" if "with_data" in many else ""
         )
+        lines.append(_ten_thousand("B4", many, one, f"(target <= 1.5x){with_data}"))
     many_active = next((r for r in rows if r["label"] == "B4A 10,000 flows"), None)
     if one_active and many_active:
         lines.append(
-            "B4A 10,000 flows / 1 flow, run ns per packet: "
-            f"{_run_ratio(many_active, one_active):.2f}x"
-            f"{_rounds(many_active.get('run_ratios') or [])} (every flow carrying data; "
-            "B4's target, 1.5x, stated for B4)"
+            _ten_thousand(
+                "B4A",
+                many_active,
+                one_active,
+                "(every flow carrying data; B4's target, 1.5x, stated for B4)",
+            )
         )
     if len(churn) > 1:
         base = churn[0]

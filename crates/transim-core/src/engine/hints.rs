@@ -155,8 +155,8 @@ mod tests {
     /// A flow across a router: a data packet's hints name the receiver's state and the
     /// receiver host's uplink, an ACK's the sender's state, its oldest unacknowledged segment
     /// and the sender host's uplink; both the flow's hot line.
-    #[test]
-    fn each_direction_names_its_own_end_and_uplink() {
+    /// One flow from A to B across router R, built, and its hints.
+    fn one_flow_across_a_router() -> (crate::engine::Simulation, DeliveryHints) {
         let sc = crate::scenario::parse(json!({
             "duration": "1s",
             "topology": {"kind": "explicit", "nodes": ["A", "R", "B"], "links": [
@@ -167,6 +167,12 @@ mod tests {
         .unwrap();
         let sim = crate::scenario::build(&sc).unwrap();
         let hints = DeliveryHints::fill(&sim.flows, &sim.links, &sim.routes);
+        (sim, hints)
+    }
+
+    #[test]
+    fn each_direction_names_its_own_end_and_uplink() {
+        let (sim, hints) = one_flow_across_a_router();
         let f = &sim.flows[0];
         let link = |from: u32, to: u32| &sim.links[sim.routes.next(from, to, 0) as usize];
         let [flow, state, moving, uplink] = hints.addresses(0, true);
@@ -186,15 +192,7 @@ mod tests {
     #[test]
     fn a_timer_names_the_end_that_handles_it() {
         use crate::tcp::timers;
-        let sc = crate::scenario::parse(json!({
-            "duration": "1s",
-            "topology": {"kind": "explicit", "nodes": ["A", "B"], "links": [
-                {"between": ["A", "B"], "rate": "10Mbps", "delay": "10ms"}]},
-            "flows": [{"src": "A", "dst": "B"}]
-        }))
-        .unwrap();
-        let sim = crate::scenario::build(&sc).unwrap();
-        let hints = DeliveryHints::fill(&sim.flows, &sim.links, &sim.routes);
+        let (sim, hints) = one_flow_across_a_router();
         let f = &sim.flows[0];
         let flow = f as *const Flow as usize;
         let receiver = f.transport.hot_state(true).0;

@@ -352,23 +352,28 @@ impl Simulation {
         let ahead = self.events.peek_ahead();
         if let Some(Event::Timer { flow, timer }) = ahead {
             self.hints.prefetch_timer(flow, timer);
+        } else if let Some(Event::LinkArrival(l, slot, hop)) = ahead {
+            self.hint_arrival(l, slot, hop);
         }
-        if let Some(Event::LinkArrival(l, slot, hop)) = ahead {
-            if hop < HOP_DELIVER {
-                // Passing through: the hop reads only the slot's second line.
-                self.store.prefetch_hop_line(slot);
-            } else {
-                self.store.prefetch(slot);
-            }
-            if let Some(link) = self.links.get(l as usize) {
-                let line = link as *const Link as usize + Link::ARRIVAL_LINE;
-                crate::sim::prefetch::prefetch_addr(line, 1);
-            }
-            if let Some(link) = self.links.get(hop as usize) {
-                crate::sim::prefetch::prefetch(link, hints::LINK_LINES);
-            } else if let Some((flow, from_sender)) = delivered_to(hop) {
-                self.hints.prefetch(flow, from_sender);
-            }
+    }
+
+    /// [`Simulation::hint_next`] for a link arrival `(l, slot, hop)`.
+    #[inline(always)]
+    fn hint_arrival(&mut self, l: u32, slot: u32, hop: u32) {
+        if hop < HOP_DELIVER {
+            // Passing through: the hop reads only the slot's second line.
+            self.store.prefetch_hop_line(slot);
+        } else {
+            self.store.prefetch(slot);
+        }
+        if let Some(link) = self.links.get(l as usize) {
+            let line = link as *const Link as usize + Link::ARRIVAL_LINE;
+            crate::sim::prefetch::prefetch_addr(line, 1);
+        }
+        if let Some(link) = self.links.get(hop as usize) {
+            crate::sim::prefetch::prefetch(link, hints::LINK_LINES);
+        } else if let Some((flow, from_sender)) = delivered_to(hop) {
+            self.hints.prefetch(flow, from_sender);
         }
     }
 

@@ -18,9 +18,10 @@ use std::fmt;
 ///   and then packets carried (ties in the summary's order);
 /// - `flows_total`: how many flows the summary has;
 /// - `flows_all`: over all flows, `goodput_bps` as `total` (summed in order), `min` and
-///   `max` (null without flows), the sum of `bytes_delivered` (`bytes`), Jain's fairness index `jain` (null without flows or
-///   without goodput), the sums of `retransmissions` and `timeouts`, how many flows
-///   `completed`, and their completion times by size (`fct`: [`super::fct::by_size`]);
+///   `max` (null without flows), the sum of `bytes_delivered` (`bytes`), Jain's fairness
+///   index `jain` (null without flows or without goodput), the sums of `retransmissions`
+///   and `timeouts`, how many flows `completed`, and their completion times by size
+///   (`fct`: [`super::fct::by_size`]);
 /// - `links_carried`: how many link directions carried packets.
 pub fn digest(json: &str, limit: Option<usize>) -> Result<String, serde_json::Error> {
     let limit = limit.unwrap_or(usize::MAX);

@@ -119,9 +119,7 @@ impl Transport for TcpConnection {
     }
 
     fn receiver_timers(&self) -> u16 {
-        [timers::DEL_ACK, timers::FUL, timers::WINDOW_UPDATE]
-            .iter()
-            .fold(0, |mask, &t| mask | 1 << t)
+        1 << timers::DEL_ACK | 1 << timers::FUL | 1 << timers::WINDOW_UPDATE
     }
 
     fn schedule(&mut self, flow: u32, events: &mut EventQueue) {
