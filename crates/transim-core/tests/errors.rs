@@ -55,6 +55,33 @@ fn wrong_types() {
     check(&e, "tcp.timestamps", &["invalid type", "boolean"]);
 }
 
+/// A number of the wrong kind is told what the field takes in words, not as a Rust type.
+#[test]
+fn numbers_out_of_a_fields_range_are_told_what_it_takes() {
+    let e = with(|v| v["seed"] = json!(-1));
+    check(&e, "seed", &["`-1`", "expected a whole number, 0 or more"]);
+    let fat_tree = |k: Value| {
+        with(|v| {
+            v["topology"] = json!({
+                "kind": "fat_tree", "k": k,
+                "host_link": {"rate": "10Gbps", "delay": "1us"}
+            });
+            v.as_object_mut().unwrap().remove("flows");
+            v["traffic"] = json!({"pattern": "permutation", "app": {"kind": "bulk"}});
+        })
+    };
+    for (k, shown) in [(json!(-2), "`-2`"), (json!(2.5), "`2.5`")] {
+        let e = fat_tree(k);
+        check(
+            &e,
+            "topology.k",
+            &[shown, "expected a whole number from 0 to 4,294,967,295"],
+        );
+        assert!(!e.message.contains("u32"), "{e}");
+    }
+    assert!(!with(|v| v["seed"] = json!("abc")).message.contains("u64"));
+}
+
 #[test]
 fn impossible_values() {
     let e = with(|v| v["topology"]["bottleneck"]["delay"] = json!("-5ms"));
