@@ -152,9 +152,6 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// A flow across a router: a data packet's hints name the receiver's state and the
-    /// receiver host's uplink, an ACK's the sender's state, its oldest unacknowledged segment
-    /// and the sender host's uplink; both the flow's hot line.
     /// One flow from A to B across router R, built, and its hints.
     fn one_flow_across_a_router() -> (crate::engine::Simulation, DeliveryHints) {
         let sc = crate::scenario::parse(json!({
@@ -170,6 +167,9 @@ mod tests {
         (sim, hints)
     }
 
+    /// A flow across a router: a data packet's hints name the receiver's state and the
+    /// receiver host's uplink, an ACK's the sender's state, its oldest unacknowledged segment
+    /// and the sender host's uplink; both the flow's hot line.
     #[test]
     fn each_direction_names_its_own_end_and_uplink() {
         let (sim, hints) = one_flow_across_a_router();

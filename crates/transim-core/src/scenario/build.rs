@@ -68,23 +68,19 @@ fn located<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioEr
 /// serde names the Rust type it wanted ("invalid value: integer `-2`, expected u32"): say
 /// what that type takes, in words a user of the scenario file reads.
 fn plain_expectation(message: String) -> String {
-    const PLAIN: [(&str, &str); 9] = [
-        ("u8", "a whole number from 0 to 255"),
-        ("u16", "a whole number from 0 to 65,535"),
-        ("u32", "a whole number from 0 to 4,294,967,295"),
-        ("u64", "a whole number, 0 or more"),
-        ("usize", "a whole number, 0 or more"),
-        ("i32", "a whole number"),
-        ("i64", "a whole number"),
-        ("f32", "a number"),
-        ("f64", "a number"),
-    ];
-    for (rust, words) in PLAIN {
-        if let Some(head) = message.strip_suffix(&format!(", expected {rust}")) {
-            return format!("{head}, expected {words}");
-        }
-    }
-    message
+    let Some((head, rust)) = message.rsplit_once(", expected ") else {
+        return message;
+    };
+    let words = match rust {
+        "u8" => "a whole number from 0 to 255",
+        "u16" => "a whole number from 0 to 65,535",
+        "u32" => "a whole number from 0 to 4,294,967,295",
+        "u64" | "usize" => "a whole number, 0 or more",
+        "i32" | "i64" => "a whole number",
+        "f32" | "f64" => "a number",
+        _ => return message,
+    };
+    format!("{head}, expected {words}")
 }
 
 /// Parameters of one link direction before it becomes a [`Link`].
