@@ -51,6 +51,7 @@ def run(
     pcap_links: list[str] | None = None,
     progress: Callable[[float, int], bool | None] | None = None,
     trace_dir: str | Path | None = None,
+    exact_stop: bool | None = None,
 ) -> Result:
     """Run a scenario and return its :class:`Result`.
 
@@ -62,6 +63,13 @@ def run(
     returning False stops the run there (its results then carry ``stopped_at``). Ctrl-C
     stops a run within milliseconds and raises :class:`Interrupted` (a KeyboardInterrupt)
     carrying the results up to that point.
+
+    ``exact_stop`` (by default True with a ``progress`` callback, False without): whether a
+    stop takes effect at the very event. If not, it takes effect once every packet already
+    handed on past a router has reached its next link, a moment later (within one crossing
+    of the network; ``stopped_at`` says when), which lets a small network's router hops
+    onto a link only one link feeds go without events: such runs take up to a fifth less
+    time, with the same results.
 
     With ``trace_dir``, the traces are written there as Parquet while the run goes (memory
     flat in the run's length) instead of being kept: ``Result.trace_files`` lists the files,
@@ -79,6 +87,7 @@ def run(
         pcap_links=pcap_links,
         progress=progress,
         trace_dir=trace_dir,
+        exact_stop=exact_stop,
     )
 
 
@@ -91,6 +100,7 @@ def run_prepared(
     pcap_links: list[str] | None = None,
     progress: Callable[[float, int], bool | None] | None = None,
     trace_dir: str | Path | None = None,
+    exact_stop: bool | None = None,
 ) -> Result:
     """:func:`run` for a scenario :func:`transim.scenario.prepare` has loaded (``doc``, which
     this may edit, and its ``source`` label for errors): a caller that has read the scenario
@@ -111,7 +121,8 @@ def run_prepared(
             tr["packets"] = trace_packets
     writer = TraceWriter(trace_dir) if trace_dir is not None else None
     try:
-        raw = _core.run(to_json(doc), progress, writer)
+        exact = progress is not None if exact_stop is None else exact_stop
+        raw = _core.run(to_json(doc), progress, writer, exact)
     except _core.ScenarioError as e:
         raise ScenarioError.from_engine(e, source) from None
     except OSError as e:

@@ -135,19 +135,24 @@ fn fail(slot: &Mutex<Option<PyErr>>, e: PyErr) {
 ///
 /// While the engine runs (without the GIL), every few thousand events it takes the GIL to let
 /// Python handle signals, and calls `progress(simulated_seconds, events)` if given: a return
-/// of False stops the run there; an exception stops it and is raised afterwards.
+/// of False stops the run there; an exception stops it and is raised afterwards. With
+/// `exact_stop` False (the default without `progress`), a stop (by either) takes effect once every packet already handed on
+/// past a router has reached its next link, a moment later, which lets a small network's
+/// router hops go without events ([`transim_core::Stop::Settled`]); `stopped_at` tells when.
 ///
 /// With `traces`, trace rows are not kept: every ~33,000 rows (and at the end) the engine
 /// calls `traces(flows, packets)` with the rows since the last call, so memory stays flat;
 /// `flow_traces` and `packet_trace` are then None.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, progress=None, traces=None))]
+#[pyo3(signature = (scenario_json, progress=None, traces=None, exact_stop=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     progress: Option<Py<PyAny>>,
     traces: Option<Py<PyAny>>,
+    exact_stop: Option<bool>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let exact_stop = exact_stop.unwrap_or(progress.is_some());
     let v = parse_json(scenario_json)?;
     let interrupted = AtomicBool::new(false);
     let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
@@ -173,19 +178,21 @@ fn run<'py>(
                 }
             })
         };
-        match &traces {
-            Some(sink) => {
-                let mut send = |chunk: TraceChunk| {
-                    if failed(&callback_error) {
-                        return;
-                    }
-                    if let Err(e) = Python::attach(|py| send_chunk(py, sink, chunk)) {
-                        fail(&callback_error, e);
-                    }
-                };
-                transim_core::run_value_streamed(v, &mut watch, &mut send)
+        let mut send = |chunk: TraceChunk| {
+            if failed(&callback_error) {
+                return;
             }
-            None => transim_core::run_value_watched(v, &mut watch),
+            if let Some(sink) = &traces {
+                if let Err(e) = Python::attach(|py| send_chunk(py, sink, chunk)) {
+                    fail(&callback_error, e);
+                }
+            }
+        };
+        match (streamed, exact_stop) {
+            (true, true) => transim_core::run_value_streamed(v, &mut watch, &mut send),
+            (false, true) => transim_core::run_value_watched(v, &mut watch),
+            (true, false) => transim_core::run_value_interruptible(v, &mut watch, Some(&mut send)),
+            (false, false) => transim_core::run_value_interruptible(v, &mut watch, None),
         }
     });
     if let Some(e) = callback_error

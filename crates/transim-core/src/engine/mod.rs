@@ -7,6 +7,7 @@
 mod atm;
 pub mod flow_paths;
 mod hints;
+mod pass_through;
 mod rounds;
 pub mod routes;
 
@@ -102,6 +103,15 @@ impl Flow {
 /// (their state fits in the L2 cache many times over).
 const SMALL_NET: usize = 64;
 
+/// A packet a link hands straight on ([`pass_through`]): its arrival time at the far end,
+/// its store slot, and the link direction it takes there.
+#[derive(Clone, Copy, Debug)]
+struct Handed {
+    at: Time,
+    slot: u32,
+    next: u32,
+}
+
 /// Trace rows handed over while a run goes on (see [`Simulation::run_streamed`]).
 pub struct TraceChunk {
     /// Per traced flow: its index and the rows since the last chunk.
@@ -155,6 +165,8 @@ pub struct Simulation {
     /// Per node, the processor its endpoints' packets pass before the network (when the
     /// scenario gives hosts a processing time).
     pub processors: Vec<Option<Processor>>,
+    /// Which router hops go without an event of their own ([`pass_through`]).
+    pass: pass_through::PassThrough,
     /// Groups of flows in barrier-synchronised rounds.
     pub rounds: Vec<RoundGroup>,
     /// The packets links carry (their delay lines hold slots in it).
@@ -197,6 +209,7 @@ impl Simulation {
             stopped_at: None,
             atm: None,
             processors: Vec::new(),
+            pass: pass_through::PassThrough::default(),
             rounds: Vec::new(),
             store: PacketStore::new(),
             pcap: None,
@@ -207,6 +220,15 @@ impl Simulation {
             countdown: WATCH_EVERY,
             hints: hints::DeliveryHints::default(),
         }
+    }
+
+    /// Whether a router hop onto a link direction that only one link direction feeds may go
+    /// without an event of its own, worked out when the packet leaves the link before (on
+    /// unless set off). Off, every hop is an event: the results are the same, but for the
+    /// order of equal-time ties. Large networks, and runs with a packet trace, packet
+    /// captures or ATM cells, keep every event either way.
+    pub fn set_pass_through(&mut self, on: bool) {
+        self.pass.allowed = on;
     }
 
     /// Run to the end time (or until nothing is left to do). Returns the packet totals, or
@@ -283,14 +305,30 @@ impl Simulation {
             f.transport.schedule(i as u32, &mut self.events);
         }
         self.countdown = WATCH_EVERY;
-        // Counting trace rows visits every flow: do it every `stride` watch points, so it
-        // costs at most about a quarter of a flow visit per event however many flows run.
-        let stride = (self.flows.len() / 4096).max(1) as u64;
-        let mut watch_points = 0u64;
         // With a handful of links and flows everything stays in the cache and the hints
         // below would be pure overhead (measured: 3 % of benchmark B1's run).
         self.store
             .set_hints(self.links.len() + self.flows.len() > SMALL_NET);
+        // Hops without events only where everything stays in the cache: in a large
+        // network the next link, handed a packet that reaches it only later, is touched
+        // then and again when the packet leaves it (B4 at 10,000 flows was 1.15x slower
+        // with them, B5 no faster).
+        let traced = self.packet_trace.is_some() || self.pcap.is_some();
+        self.pass.allowed &= !traced && self.atm.is_none() && !self.store.hints();
+        self.pass.start(
+            &self.flows,
+            &self.links,
+            &self.routes,
+            &self.processors,
+            self.end,
+        );
+        // Stopped by the watcher while packets handed on are due later: run on to the
+        // latest of them, handing on no more (see below).
+        let mut running_on = false;
+        // Counting trace rows visits every flow: do it every `stride` watch points, so it
+        // costs at most about a quarter of a flow visit per event however many flows run.
+        let stride = (self.flows.len() / 4096).max(1) as u64;
+        let mut watch_points = 0u64;
         if self.store.hints() {
             self.hints = hints::DeliveryHints::fill(&self.flows, &self.links, &self.routes);
         }
@@ -311,12 +349,23 @@ impl Simulation {
                         sink(self.drain_traces(false));
                     }
                 }
-                if !watch(self.now, self.events.popped) {
-                    self.stopped_at = Some(self.now);
-                    self.end = self.now;
-                    break;
+                if !running_on && !watch(self.now, self.events.popped) {
+                    if self.pass.latest <= self.now {
+                        self.stopped_at = Some(self.now);
+                        self.end = self.now;
+                        break;
+                    }
+                    // Packets already handed on join their next link later than now: stop
+                    // only once every enqueue up to the latest of them has happened, as
+                    // though the watcher had been asked then.
+                    running_on = true;
+                    self.pass.stop();
+                    self.end = self.pass.latest;
                 }
             }
+        }
+        if running_on {
+            self.stopped_at = Some(self.end);
         }
         if self.stopped_at.is_none() && self.events.is_empty() && self.now < self.end {
             // Nothing left to happen: the run is complete early.
@@ -395,6 +444,10 @@ impl Simulation {
                 loop {
                     let link = &mut self.links[l as usize];
                     let InFlight { slot, hop, .. } = link.take_arrival(self.now, &self.store);
+                    // The next packet on the line, read before this one is handed on: one
+                    // put on an empty line meanwhile (handed on to this link from elsewhere)
+                    // has an event of its own.
+                    let next = link.next_arrival();
                     let (to, cells) = (link.to, link.cells);
                     let q = self.store.get(slot);
                     if q.lost.is_none() && !cells && q.dst != to {
@@ -403,6 +456,10 @@ impl Simulation {
                         debug_assert!(
                             !matches!(q.hdr, Header::Cell(_)),
                             "a cell off a packet link"
+                        );
+                        debug_assert!(
+                            self.pass.feeds(l, hop),
+                            "link {hop} has another sole feeder than link {l}"
                         );
                         self.forward(to, Offered::Held(slot), hop);
                     } else {
@@ -418,7 +475,7 @@ impl Simulation {
                         arrive: t,
                         slot,
                         hop,
-                    }) = self.links[l as usize].next_arrival()
+                    }) = next
                     else {
                         break;
                     };
@@ -472,6 +529,7 @@ impl Simulation {
             Event::NextRound(g) => self.next_round(g),
             Event::RoundReached(f) => self.round_progress(f),
             Event::ReorderedArrival(l, slot, hop) => self.reordered_arrival(l, slot, hop),
+            Event::DropNotice(l, slot) => self.drop_notice(l, slot),
         }
     }
 
@@ -562,9 +620,23 @@ impl Simulation {
     /// arrival event can name the next link for the prefetch.
     #[inline(always)]
     fn offer(&mut self, l: u32, p: Offered) {
+        if !self.pass.active() {
+            self.offer_at::<false>(l, p, self.now);
+        } else if let Some(handed) = self.offer_at::<true>(l, p, self.now) {
+            self.pass.latest = self.pass.latest.max(handed.at);
+            self.pass_on(handed);
+        }
+    }
+
+    /// Offer a packet to link direction `l` at time `at` (now, or later for a packet handed
+    /// on: [`pass_through`]). If `l` hands it straight on: (its arrival at the far end, its
+    /// slot, the link direction it takes there). `PASS` false: no hop passes through (none
+    /// is even looked for).
+    #[inline(always)]
+    fn offer_at<const PASS: bool>(&mut self, l: u32, p: Offered, at: Time) -> Option<Handed> {
         let q = p.get(&self.store);
         let (dst, flow, from_sender, hops) = (q.dst, q.flow, q.from_sender, q.hops);
-        let link = &mut self.links[l as usize];
+        let link = &self.links[l as usize];
         let hop = if link.cells {
             HOP_UNKNOWN
         } else if link.to == dst {
@@ -583,19 +655,59 @@ impl Simulation {
             debug_assert_eq!(l, self.routes.next(link.to, dst, flow));
             l
         };
-        link.enqueue_offered(
-            self.now,
+        let pass_before = if PASS { self.pass.before(l, hop) } else { 0 };
+        let link = &mut self.links[l as usize];
+        let handed = link.enqueue_or_pass::<PASS>(
+            at,
             p,
             hop,
             &mut self.events,
             &mut self.dropped,
             &mut self.store,
+            pass_before,
         );
         if link.has_tapped() {
             self.capture(l);
         }
         while let Some((d, cause)) = self.dropped.pop() {
-            self.count_drop(&d, cause, l);
+            if PASS && at > self.now {
+                // Taken ahead of time: its flow hears of the drop when it happens.
+                let slot = self.store.keep(Offered::Given(&d), Some(cause));
+                self.events.push(at, Event::DropNotice(l, slot));
+            } else {
+                self.count_drop(&d, cause, l);
+            }
+        }
+        handed.map(|(at, slot)| Handed {
+            at,
+            slot,
+            next: hop,
+        })
+    }
+
+    /// A packet link direction `l` dropped when it took it ahead of time (in `slot`, its
+    /// cause as `lost`) would have reached `l` now: count the drop, and tell its flow.
+    #[cold]
+    #[inline(never)]
+    fn drop_notice(&mut self, l: u32, slot: u32) {
+        let p = *self.store.get(slot);
+        self.store.free(slot);
+        let cause = p.lost.expect("a drop notice carries its cause");
+        self.count_drop(&p, cause, l);
+    }
+
+    /// Carry a packet that a link direction handed on ([`Simulation::offer_at`]) to each
+    /// next link in turn, at its arrival there, for as long as they hand it on.
+    fn pass_on(&mut self, mut handed: Handed) {
+        loop {
+            let Handed { at, slot, next } = handed;
+            match self.offer_at::<true>(next, Offered::Held(slot), at) {
+                Some(h) => {
+                    self.pass.latest = self.pass.latest.max(h.at);
+                    handed = h;
+                }
+                None => return,
+            }
         }
     }
 

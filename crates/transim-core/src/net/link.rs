@@ -565,6 +565,26 @@ impl Link {
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
     ) {
+        self.enqueue_or_pass::<false>(now, p, hop, events, dropped, store, 0);
+    }
+
+    /// [`Link::enqueue_offered`], except that a drop-tail FIFO link hands back an intact
+    /// packet that reaches the far end before `pass_before` instead of putting it on its
+    /// line: (its arrival time there, its slot). The caller then offers it to the next link
+    /// at that time ([`crate::engine`]'s hops without an event). 0, or `PASS` false: nothing
+    /// is handed back (and with `PASS` false, nothing is checked).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn enqueue_or_pass<const PASS: bool>(
+        &mut self,
+        now: Time,
+        p: Offered,
+        hop: u32,
+        events: &mut EventQueue,
+        dropped: &mut Vec<(Packet, DropCause)>,
+        store: &mut PacketStore,
+        pass_before: Time,
+    ) -> Option<(Time, u32)> {
         let wire = p.get(store).wire;
         self.advance(now);
         self.stats.packets_in += 1;
@@ -575,8 +595,9 @@ impl Link {
             let q = *p.get(store);
             store.release(p.held());
             self.enqueue_special(now, q, events, dropped, store);
+            None
         } else {
-            self.enqueue_fifo::<false>(now, p, wire, hop, events, dropped, store);
+            self.enqueue_fifo::<false, PASS>(now, p, wire, hop, events, dropped, store, pass_before)
         }
     }
 
@@ -602,19 +623,38 @@ impl Link {
         }
         let (wire, given) = (p.wire, Offered::Given(&p));
         if self.jitter {
-            self.enqueue_fifo::<true>(now, given, wire, HOP_UNKNOWN, events, dropped, store);
+            self.enqueue_fifo::<true, false>(
+                now,
+                given,
+                wire,
+                HOP_UNKNOWN,
+                events,
+                dropped,
+                store,
+                0,
+            );
         } else {
-            self.enqueue_fifo::<false>(now, given, wire, HOP_UNKNOWN, events, dropped, store);
+            self.enqueue_fifo::<false, false>(
+                now,
+                given,
+                wire,
+                HOP_UNKNOWN,
+                events,
+                dropped,
+                store,
+                0,
+            );
         }
     }
 
     /// The drop-tail FIFO: admit or drop, then put the packet (of `wire` bytes) on the line
-    /// with its arrival time (`JITTER`: with a random part, see [`Link::put_on_line`]). The
-    /// packet is copied at most once, into the store (not at all when held), and its header
-    /// is read only when the queue is full.
+    /// with its arrival time (`JITTER`: with a random part, see [`Link::put_on_line`]), or
+    /// hand it back if it arrives intact before `pass_before` (see [`Link::enqueue_or_pass`]).
+    /// The packet is copied at most once, into the store (not at all when held), and its
+    /// header is read only when the queue is full.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn enqueue_fifo<const JITTER: bool>(
+    fn enqueue_fifo<const JITTER: bool, const PASS: bool>(
         &mut self,
         now: Time,
         p: Offered,
@@ -623,20 +663,15 @@ impl Link {
         events: &mut EventQueue,
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
-    ) {
+        pass_before: Time,
+    ) -> Option<(Time, u32)> {
         let size = wire + self.overhead;
         let busy = self.busy_until > now;
-        if busy {
-            let full = match self.limit {
-                QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
-                QueueLimit::Bytes(b) => self.waiting.bytes() + size as u64 > b,
-            };
-            if full && !p.get(store).is_ful() {
-                self.stats.drops[DropCause::Queue.index()] += 1;
-                dropped.push((*p.get(store), DropCause::Queue));
-                store.release(p.held());
-                return;
-            }
+        if busy && self.fifo_full(size) && !p.get(store).is_ful() {
+            self.stats.drops[DropCause::Queue.index()] += 1;
+            dropped.push((*p.get(store), DropCause::Queue));
+            store.release(p.held());
+            return None;
         }
         let start = if busy { self.busy_until } else { now };
         let lost = if self.rare {
@@ -665,7 +700,21 @@ impl Link {
             self.note_queue_peak();
         }
         let slot = store.keep(p, lost);
-        self.put_on_line::<JITTER>(end + self.delay, slot, hop, events, store);
+        let arrive = end + self.delay;
+        if PASS && lost.is_none() && arrive < pass_before {
+            return Some((arrive, slot));
+        }
+        self.put_on_line::<JITTER>(arrive, slot, hop, events, store);
+        None
+    }
+
+    /// Whether the waiting queue has no room for a packet of `size` bytes on the wire.
+    #[inline(always)]
+    fn fifo_full(&self, size: u32) -> bool {
+        match self.limit {
+            QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
+            QueueLimit::Bytes(b) => self.waiting.bytes() + size as u64 > b,
+        }
     }
 
     /// A FIFO transmission starting at `start` on a link with a scripted drop on the wire,
@@ -922,6 +971,15 @@ impl Link {
             events.push(x.arrive, Event::LinkArrival(self.id, x.slot, x.hop));
         }
         p
+    }
+
+    /// A plain drop-tail FIFO: no cells, no checks before the queue (ns-2's limit rule,
+    /// scripted drops at the enqueue), no scheduler or queue discipline (fair queueing, AQM,
+    /// ECN marking), no jitter, and nothing rare at a transmission's start (capture tap,
+    /// outages, scripted drops on the wire). Its state is a function of its own arrivals, in
+    /// order.
+    pub fn plain_fifo(&self) -> bool {
+        !(self.cells || self.before_queue || self.scheduled || self.jitter || self.rare)
     }
 
     /// The next packet on the line (when it reaches the far end, its slot and its hop there),

@@ -84,6 +84,10 @@ impl Transport for SctpAssociation {
         }
     }
 
+    fn other_node_pairs(&self) -> Vec<(u32, u32)> {
+        self.sender.paths.iter().map(|p| (p.src, p.dst)).collect()
+    }
+
     fn on_drop(&mut self, p: &Packet, _cause: DropCause, _site: DropSite) {
         if let Header::Sctp(h) = p.hdr {
             self.store.release(h.slot);

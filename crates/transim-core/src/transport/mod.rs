@@ -194,6 +194,15 @@ pub trait Transport: Send {
         0
     }
 
+    /// The pairs of nodes (sender's end, receiver's end) this flow's packets travel between
+    /// besides the flow's own two ends, such as a multi-homed association's other paths.
+    /// Packets go both ways along each. The engine works out from these which links only
+    /// one link feeds; a pair left out would break that. Empty (the default): only the
+    /// flow's own ends.
+    fn other_node_pairs(&self) -> Vec<(u32, u32)> {
+        Vec::new()
+    }
+
     /// The transport's time series, if it was asked to keep them.
     fn take_trace(&mut self) -> Option<Box<dyn Series>>;
 
