@@ -121,8 +121,7 @@ def run_prepared(
             tr["packets"] = trace_packets
     writer = TraceWriter(trace_dir) if trace_dir is not None else None
     try:
-        exact = progress is not None if exact_stop is None else exact_stop
-        raw = _core.run(to_json(doc), progress, writer, exact)
+        raw = _core.run(to_json(doc), progress, writer, exact_stop)
     except _core.ScenarioError as e:
         raise ScenarioError.from_engine(e, source) from None
     except OSError as e:

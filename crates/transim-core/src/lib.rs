@@ -68,23 +68,18 @@ pub fn describe_value(value: serde_json::Value) -> Result<serde_json::Value, Sce
 
 /// Parse, validate and run a scenario.
 pub fn run_value(value: serde_json::Value) -> Result<results::RunOutput, Error> {
-    run_value_interruptible(value, &mut |_, _| true, None)
+    run_value_with(value, &mut |_, _| true, None, Stop::Settled)
 }
 
 /// Parse, validate and run a scenario, calling `watch(now, events)` every
 /// [`engine::WATCH_EVERY`] events; returning false stops the run early, at that very event
 /// (results up to then, marked `stopped_at`). To stop exactly there, every router hop is an
-/// event of its own: see [`run_value_interruptible`].
+/// event of its own: see [`Stop`].
 pub fn run_value_watched(
     value: serde_json::Value,
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
 ) -> Result<results::RunOutput, Error> {
-    let t = std::time::Instant::now();
-    let sc = scenario::parse(value)?;
-    let parse = t.elapsed().as_secs_f64();
-    let mut out = run_staged(&sc, watch, None, Stop::Exact)?;
-    out.stages.parse = parse;
-    Ok(out)
+    run_value_with(value, watch, None, Stop::Exact)
 }
 
 /// How a watcher's request to stop is carried out.
@@ -102,17 +97,18 @@ pub enum Stop {
 }
 
 /// Parse, validate and run a scenario as [`run_value_watched`] (or, with a `sink`,
-/// [`run_value_streamed`]) does, except that a stop takes effect as [`Stop::Settled`]
-/// says; `stopped_at` in the results gives the moment.
-pub fn run_value_interruptible(
+/// [`run_value_streamed`]) does, with a stop carried out as `stop` says; `stopped_at` in
+/// the results gives the moment.
+pub fn run_value_with(
     value: serde_json::Value,
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
     sink: Option<&mut dyn FnMut(engine::TraceChunk)>,
+    stop: Stop,
 ) -> Result<results::RunOutput, Error> {
     let t = std::time::Instant::now();
     let sc = scenario::parse(value)?;
     let parse = t.elapsed().as_secs_f64();
-    let mut out = run_staged(&sc, watch, sink, Stop::Settled)?;
+    let mut out = run_staged(&sc, watch, sink, stop)?;
     out.stages.parse = parse;
     Ok(out)
 }
@@ -125,12 +121,7 @@ pub fn run_value_streamed(
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
     sink: &mut dyn FnMut(engine::TraceChunk),
 ) -> Result<results::RunOutput, Error> {
-    let t = std::time::Instant::now();
-    let sc = scenario::parse(value)?;
-    let parse = t.elapsed().as_secs_f64();
-    let mut out = run_staged(&sc, watch, Some(sink), Stop::Exact)?;
-    out.stages.parse = parse;
-    Ok(out)
+    run_value_with(value, watch, Some(sink), Stop::Exact)
 }
 
 /// Build, run and collect a parsed scenario, timing each stage.

@@ -136,9 +136,10 @@ fn fail(slot: &Mutex<Option<PyErr>>, e: PyErr) {
 /// While the engine runs (without the GIL), every few thousand events it takes the GIL to let
 /// Python handle signals, and calls `progress(simulated_seconds, events)` if given: a return
 /// of False stops the run there; an exception stops it and is raised afterwards. With
-/// `exact_stop` False (the default without `progress`), a stop (by either) takes effect once every packet already handed on
-/// past a router has reached its next link, a moment later, which lets a small network's
-/// router hops go without events ([`transim_core::Stop::Settled`]); `stopped_at` tells when.
+/// `exact_stop` False (the default without `progress`), a stop (by either) takes effect
+/// once every packet already handed on past a router has reached its next link, a moment
+/// later, which lets a small network's router hops go without events
+/// ([`transim_core::Stop::Settled`]); `stopped_at` tells when.
 ///
 /// With `traces`, trace rows are not kept: every ~33,000 rows (and at the end) the engine
 /// calls `traces(flows, packets)` with the rows since the last call, so memory stays flat;
@@ -152,7 +153,11 @@ fn run<'py>(
     traces: Option<Py<PyAny>>,
     exact_stop: Option<bool>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let exact_stop = exact_stop.unwrap_or(progress.is_some());
+    let stop = if exact_stop.unwrap_or(progress.is_some()) {
+        transim_core::Stop::Exact
+    } else {
+        transim_core::Stop::Settled
+    };
     let v = parse_json(scenario_json)?;
     let interrupted = AtomicBool::new(false);
     let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
@@ -188,12 +193,9 @@ fn run<'py>(
                 }
             }
         };
-        match (streamed, exact_stop) {
-            (true, true) => transim_core::run_value_streamed(v, &mut watch, &mut send),
-            (false, true) => transim_core::run_value_watched(v, &mut watch),
-            (true, false) => transim_core::run_value_interruptible(v, &mut watch, Some(&mut send)),
-            (false, false) => transim_core::run_value_interruptible(v, &mut watch, None),
-        }
+        let sink: Option<&mut dyn FnMut(TraceChunk)> =
+            if streamed { Some(&mut send) } else { None };
+        transim_core::run_value_with(v, &mut watch, sink, stop)
     });
     if let Some(e) = callback_error
         .into_inner()

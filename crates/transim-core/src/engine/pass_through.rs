@@ -17,8 +17,7 @@
 //! link took the packet at once or one event later (so that it could be fetched first).
 //!
 //! What keeps its event: a packet marked lost on the feeder (its drop is told at its
-//! arrival), one the next link would drop (likewise, so that the transport hears of it at
-//! its own time), one arriving at the run's end or later, one delivered at the far end, and
+//! arrival), one arriving at the run's end or later, one delivered at the far end, and
 //! every hop onto a link that is not a plain drop-tail FIFO ([`Link::plain_fifo`]) or whose
 //! feeder's far end has a processor. Runs with a packet trace, packet captures or ATM cells
 //! keep every event. A packet the next link drops is dropped when it is handed on, but its
