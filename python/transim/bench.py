@@ -6,9 +6,10 @@ tree: 1,024 hosts, permutation traffic) and B6 (flows that come and go: 2,000 to
 Poisson arrivals of the Hadoop workload on a leaf-spine fabric).
 
 Each run happens in a fresh worker process so that its peak memory is its own; the wall time
-measured is the engine run alone (scenario already parsed). The median of the repeats is
-reported with packets simulated per second and the ratio to the ns-3 figures given in the
-engine-foundation issue (ns-3.48, optimized build, same machine kind).
+measured is that of ``_core.run`` (the engine reads the scenario, builds, runs and collects the
+results), and the engine also reports the run alone. The median of the repeats is reported
+with packets simulated per second and the ratio to the ns-3 figures measured side by side on
+the same files (ns-3.48, optimized build, same machine kind).
 """
 
 from __future__ import annotations
