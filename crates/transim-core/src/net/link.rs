@@ -546,7 +546,8 @@ impl Link {
         dropped: &mut Vec<(Packet, DropCause)>,
         store: &mut PacketStore,
     ) {
-        self.enqueue_offered(now, Offered::Given(p), HOP_UNKNOWN, events, dropped, store);
+        let given = Offered::Given(p);
+        self.enqueue_or_pass::<false>(now, given, HOP_UNKNOWN, events, dropped, store, 0);
     }
 
     /// [`Link::enqueue`] of a packet in hand or resting, unchanged, in a store slot (it has
@@ -555,24 +556,12 @@ impl Link {
     /// is freed. `hop` is the link direction the packet will take at the far end if the
     /// caller knows it ([`HOP_UNKNOWN`] if not): a FIFO link hands it back with the arrival
     /// ([`Link::take_arrival`]).
-    #[inline(always)]
-    pub fn enqueue_offered(
-        &mut self,
-        now: Time,
-        p: Offered,
-        hop: u32,
-        events: &mut EventQueue,
-        dropped: &mut Vec<(Packet, DropCause)>,
-        store: &mut PacketStore,
-    ) {
-        self.enqueue_or_pass::<false>(now, p, hop, events, dropped, store, 0);
-    }
-
-    /// [`Link::enqueue_offered`], except that a drop-tail FIFO link hands back an intact
-    /// packet that reaches the far end before `pass_before` instead of putting it on its
-    /// line: (its arrival time there, its slot). The caller then offers it to the next link
-    /// at that time ([`crate::engine`]'s hops without an event). 0, or `PASS` false: nothing
-    /// is handed back (and with `PASS` false, nothing is checked).
+    ///
+    /// With `PASS`, a drop-tail FIFO link hands back an intact packet that reaches the far
+    /// end before `pass_before` instead of putting it on its line: (its arrival time there,
+    /// its slot). The caller then offers it to the next link at that time
+    /// ([`crate::engine`]'s hops without an event). 0, or `PASS` false: nothing is handed
+    /// back (and with `PASS` false, nothing is checked).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue_or_pass<const PASS: bool>(
@@ -990,7 +979,7 @@ impl Link {
     }
 
     /// The head packet reaches the far end at `now`: its store slot, which the caller reads
-    /// and then frees or hands to the next link ([`Link::enqueue_offered`]), and the hop it
+    /// and then frees or hands to the next link ([`Link::enqueue_or_pass`]), and the hop it
     /// takes there if known. The caller schedules (or handles at once) the next head's
     /// arrival.
     #[inline]
@@ -1262,7 +1251,15 @@ mod tests {
         for uid in 1..=4 {
             let p = Packet { uid, ..pkt(1000) };
             let given = Offered::Given(&p);
-            a.enqueue_offered(0, given, 10 + uid as u32, &mut ev, &mut dropped, &mut st);
+            a.enqueue_or_pass::<false>(
+                0,
+                given,
+                10 + uid as u32,
+                &mut ev,
+                &mut dropped,
+                &mut st,
+                0,
+            );
         }
         assert_eq!((a.on_line(), st.len()), (4, 4));
         let mut arrived = vec![];
@@ -1285,13 +1282,14 @@ mod tests {
                 assert_eq!(hop, 10 + p.uid as u32);
                 // On to the second link in the same slot, while the first still holds the
                 // packets behind it.
-                b.enqueue_offered(
+                b.enqueue_or_pass::<false>(
                     t,
                     Offered::Held(slot),
                     20 + p.uid as u32,
                     &mut ev,
                     &mut dropped,
                     &mut st,
+                    0,
                 );
             } else {
                 assert_eq!(hop, 20 + p.uid as u32);
