@@ -65,7 +65,7 @@ def scenario(
 
 def transim_timeline(doc: dict[str, Any]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     r = transim.run(doc, trace_packets=True)
-    pt = r.packet_trace
+    pt = r.packets()
     sent, acks = [], []
     for t, kind, fs, seq, ack, ln in zip(
         pt["t"], pt["kind"], pt["from_sender"], pt["seq"], pt["ack"], pt["len"], strict=True

@@ -28,7 +28,7 @@ def test_switching_from_python() -> None:
     f = r.flow(0)
     assert f["switches"] == [[5.0, "cubic"], [10.0, "westwood"]]
     assert f["cc"] == "westwood"
-    t = r.flow_traces[0]["t"]
+    t = r.flow_trace(0)["t"]
     assert 5.0 in t and 10.0 in t  # a trace row marks each switch
 
 

@@ -35,13 +35,13 @@ def test_impatient_sack_recovery_times_out_one_rto_after_the_first_partial_ack()
     default, impatient = _run(), _run("tcp.partial_ack_timer=impatient")
     f = impatient.flows[0]
     assert f["timeouts"] == 1
-    tr = impatient.flow_traces[0]
+    tr = impatient.flow_trace(0)
     t, cwnd, una, rto = (np.asarray(tr[k]) for k in ("t", "cwnd", "snd_una", "rto"))
     entry = int(np.argmax(cwnd[1:] < cwnd[:-1] * 0.5)) + 1  # the reduction at the fast retransmit
     first_partial = entry + int(np.argmax(una[entry:] > una[entry]))
     assert f["first_timeout"] == pytest.approx(t[first_partial] + rto[first_partial], abs=1e-9)
     # Until then both runs are the same run.
-    d = default.flow_traces[0]
+    d = default.flow_trace(0)
     before = t < f["first_timeout"]
     for key in ("t", "cwnd", "snd_una", "snd_max"):
         assert np.array_equal(np.asarray(d[key])[: before.sum()], np.asarray(tr[key])[before])

@@ -89,7 +89,7 @@ def test_sack_repros_run_within_capacity(name: str) -> None:
 
 def test_bbr_with_tahoe_never_stalls_with_cwnd_zero() -> None:
     r = transim.run(REPRO / "bbr-tahoe-cwnd0.toml", trace_flows=True)
-    tr = r.flow_traces[0]
+    tr = r.flow_trace(0)
     assert tr["cwnd"].min() >= 536  # one segment (MTU 576): packet conservation's floor
     assert r.flow(0)["goodput_bps"] > 600e3
 

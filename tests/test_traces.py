@@ -30,8 +30,33 @@ def test_streamed_traces_equal_the_in_memory_ones(tmp_path: Path) -> None:
     for i in (0, 1):
         tr = transim.read_trace(tmp_path / "trace_flows", flow=i)
         assert set(tr["flow"]) == {i}
-        for k, col in mem.flow_traces[i].items():
+        for k, col in mem.flow_trace(i).items():
             assert np.array_equal(tr[k], col), (i, k)
+
+
+def test_trace_accessors_say_how_to_get_what_a_run_did_not_keep(tmp_path: Path) -> None:
+    plain = transim.run(DUMBBELL, overrides=["duration=3s"])
+    with pytest.raises(ValueError, match="trace_packets=True"):
+        plain.packets()
+    with pytest.raises(ValueError, match="no trace of flow 1: run with trace_flows=True"):
+        plain.flow_trace(1)
+    with pytest.raises(IndexError, match="flow 2: the run has 2 flows"):
+        plain.flow_trace(2)
+    streamed = transim.run(
+        DUMBBELL,
+        overrides=["duration=3s"],
+        trace_flows=True,
+        trace_packets=True,
+        trace_dir=tmp_path,
+    )
+    with pytest.raises(ValueError, match="load_traces"):
+        streamed.packets()
+    streamed.load_traces()
+    kept = transim.run(DUMBBELL, overrides=["duration=3s"], trace_flows=True, trace_packets=True)
+    for k, col in kept.packets().items():
+        assert np.array_equal(streamed.packets()[k], col), k
+    assert kept.flow_trace(1) is kept.flow_traces[1]
+    assert np.array_equal(streamed.flow_trace(1)["cwnd"], kept.flow_trace(1)["cwnd"])
 
 
 def test_filters_keep_only_what_was_asked(tmp_path: Path) -> None:
@@ -43,7 +68,7 @@ def test_filters_keep_only_what_was_asked(tmp_path: Path) -> None:
         trace_packets=True,
     )
     assert r.flow_traces[0] is None
-    t = r.flow_traces[1]["t"]
+    t = r.flow_trace(1)["t"]
     assert t.min() >= 2.0 and t.max() <= 4.0
     assert np.all(np.diff(t) >= 0.05 - 1e-12)  # one row per 50 ms at most
     assert 30 <= len(t) <= 41

@@ -134,7 +134,7 @@ def _cc_comparison(out: Path, scale: str) -> str:
             SCENARIOS / "cc-comparison.toml",
             overrides=[f"tcp.cc={name}", "topology.bottleneck.qdisc=fq_codel"],
         )
-        f, tr = r.flows[0], r.flow_traces[0]
+        f, tr = r.flows[0], r.flow_trace(0)
         seg = tr["cwnd"] / f["mss"]
         ax.step(tr["t"], seg, where="post", lw=0.8)
         ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=8)
@@ -216,7 +216,10 @@ def _datacenter_fct(out: Path, scale: str) -> str:
     import matplotlib.pyplot as plt
 
     loads = (0.3, 0.5, 0.7)
-    variants = (("CUBIC, drop-tail", []), ("DCTCP, step marking", _DCTCP))
+    variants: tuple[tuple[str, list[str]], ...] = (
+        ("CUBIC, drop-tail", []),
+        ("DCTCP, step marking", _DCTCP),
+    )
     rows = [
         "| load | TCP | completed | size | flows | mean | median | p99 | slowdown median "
         "| slowdown p99 |",

@@ -107,6 +107,37 @@ class Result:
         stopped: float | None = self._summary.get("stopped_at")
         return stopped
 
+    def packets(self) -> dict[str, np.ndarray]:
+        """The packet trace (``packet_trace``); a ValueError saying how to get one when the
+        run kept none."""
+        if self.packet_trace is None:
+            raise ValueError(f"this run kept no packet trace: {self._how_to_trace('packets')}")
+        return self.packet_trace
+
+    def flow_trace(self, i: int) -> dict[str, np.ndarray]:
+        """Flow ``i``'s time series (``flow_traces[i]``); an IndexError for a flow the run
+        does not have, a ValueError saying how to get the series when it kept none."""
+        n = len(self.flow_traces)
+        if not 0 <= i < n:
+            raise IndexError(
+                f"flow {i}: the run has {n} flows (0 to {n - 1})"
+                if n
+                else f"flow {i}: the run has no flows"
+            )
+        tr = self.flow_traces[i]
+        if tr is None:
+            raise ValueError(f"this run kept no trace of flow {i}: {self._how_to_trace('flows')}")
+        return tr
+
+    def _how_to_trace(self, what: str) -> str:
+        """How to get a trace a run did not keep in memory."""
+        if self.trace_files:
+            return (
+                "call load_traces() to read it back from trace_files (unless the scenario's "
+                "trace table left it out)"
+            )
+        return f"run with trace_{what}=True (transim run --trace)"
+
     def load_traces(self) -> None:
         """Read streamed traces back into ``flow_traces`` / ``packet_trace`` (for plots)."""
         from .tracefile import FLOWS, PACKETS, SCTP, read_trace
@@ -249,10 +280,11 @@ class Result:
         for i, tr in enumerate(self.flow_traces):
             if tr is not None:
                 p = out / f"trace_flow{i}.npz"
-                np.savez_compressed(p, **tr)
+                # numpy's stub types every keyword as allow_pickle's bool: the keys are arrays'.
+                np.savez_compressed(p, **tr)  # type: ignore[arg-type]
                 written.append(p)
         if self.packet_trace is not None:
             p = out / "trace_packets.npz"
-            np.savez_compressed(p, **self.packet_trace)
+            np.savez_compressed(p, **self.packet_trace)  # type: ignore[arg-type]
             written.append(p)
         return written

@@ -111,7 +111,7 @@ def with_changes(doc: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 def mean_cwnd(r: Result) -> float:
     """Time-averaged cwnd (segments) over the transfer."""
-    tr = r.flow_traces[0]
+    tr = r.flow_trace(0)
     t, c = tr["t"], tr["cwnd"] / r.flows[0]["mss"]
     return float(np.sum(c[:-1] * np.diff(t)) / (t[-1] - t[0]))
 
@@ -127,7 +127,7 @@ def forced_drop(out: Path) -> tuple[str, dict[str, Any]]:
     facts: dict[str, Any] = {}
     for v, r in runs.items():
         f = r.flows[0]
-        pt = r.packet_trace
+        pt = r.packets()
         sel = (pt["kind"] == 0) & (pt["from_sender"] == 1) & (pt["len"] > 0) & (pt["tx"] == 3)
         third = float(pt["t"][sel][0]) if sel.any() else float("nan")
         facts[v] = {
@@ -140,9 +140,9 @@ def forced_drop(out: Path) -> tuple[str, dict[str, Any]]:
         r.write(out / v)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for v, r in runs.items():
-        tr = r.flow_traces[0]
+        tr = r.flow_trace(0)
         axes[0].step(tr["t"], tr["cwnd"] / 1000, where="post", label=v)
-        pt = r.packet_trace
+        pt = r.packets()
         sel = (pt["kind"] == 0) & (pt["from_sender"] == 1) & (pt["len"] > 0)
         axes[1].plot(pt["t"][sel], pt["seq"][sel] // 1000 + 1, ".", ms=3, label=v)
     axes[0].set(xlabel="time (s)", ylabel="cwnd (packets)", title="cwnd vs time")

@@ -88,7 +88,7 @@ def advantage(tcp: float, sctp: float) -> float:
 def tcp_rounds(r: Result) -> list[tuple[int, int, int]]:
     """(round, seq, bytes) of every TCP data segment sent: the first flight is round 1, and
     a segment sent when an ACK arrives belongs to one round after the data that ACK covers."""
-    pt = r.packet_trace
+    pt = r.packets()
     sends = np.flatnonzero((pt["kind"] == 0) & (pt["from_sender"] == 1) & (pt["len"] > 0))
     acks = np.flatnonzero((pt["kind"] == 1) & (pt["from_sender"] == 0))
     ack_at: dict[float, int] = {}
@@ -116,7 +116,7 @@ def rounds_section(out: Path) -> tuple[str, list[int], list[int]]:
     runs = {p: run(variant(p), trace_flows=True, trace_packets=True) for p in ("sctp", "tcp")}
     for p, r in runs.items():
         r.write(out / f"rounds-{p}")
-    tr = runs["sctp"].flow_traces[0]
+    tr = runs["sctp"].flow_trace(0)
     sent = (tr["event"] == 0) & (tr["kind"] == 0)
     sctp_rows = [
         (int(tr["round"][i]), int(tr["sid"][i]), int(tr["ssn"][i]), int(tr["bytes"][i]))
@@ -146,7 +146,7 @@ def rounds_section(out: Path) -> tuple[str, list[int], list[int]]:
         "| round | chunks | packets of the 360-byte tails |",
         "|---|---|---|",
     ]
-    pt = runs["sctp"].packet_trace
+    pt = runs["sctp"].packets()
     tails = [
         int(pt["len"][i]) // 360
         for i in np.flatnonzero((pt["kind"] == 0) & (pt["from_sender"] == 1))
@@ -256,7 +256,7 @@ def sweep_table(
 def sweep_figure(
     pts: list[dict[str, Any]], res: dict[tuple[str, Any, str], float], path: Path, title: str
 ) -> None:
-    panels = [
+    panels: list[tuple[str, str, str, dict[Any, float] | None]] = [
         ("delay", "one-way delay (ms)", "10 Mbps, 5 × 13.5 KB", PAPER_DELAY),
         ("bandwidth", "bottleneck rate", "100 ms, 5 × 5000 B", PAPER_BW),
         ("size-a", "file size (bytes)", "100 ms, 100 kbps, 5 files", None),
@@ -299,7 +299,7 @@ def first_round(proto: str, size: int) -> tuple[int, list[int]]:
     """User bytes sent in the first round trip, and the sizes of what went."""
     r = run(variant(proto, "10Mbps", 10, 10, size), trace_flows=True, trace_packets=True)
     if proto == "sctp":
-        tr = r.flow_traces[0]
+        tr = r.flow_trace(0)
         sel = (tr["event"] == 0) & (tr["kind"] == 0) & (tr["round"] == 1)
         parts = [int(b) for b in tr["bytes"][sel]]
     else:
