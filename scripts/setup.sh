@@ -28,7 +28,8 @@ echo "== Python dependencies"
 "$VPY" -m pip install --quiet --disable-pip-version-check \
     "maturin>=1.5,<2" "numpy>=1.24" "matplotlib>=3.7" "tqdm>=4.60" "scipy>=1.10" \
     "jinja2>=3.1" "markdown>=3.4" "dask[distributed]>=2024.1" "pandas>=2.0" "pyarrow>=14" \
-    "pytest>=7" "pytest-xdist>=3.5" "ruff>=0.4" "playwright>=1.40" "hypothesis>=6.100"
+    "pytest>=7" "pytest-xdist>=3.5" "ruff>=0.4" "playwright>=1.40" "hypothesis>=6.100" \
+    "mypy>=1.10" pandas-stubs scipy-stubs types-tqdm types-Markdown
 
 echo "== ns-3 for the cross-validation (the peers extra's wheel, without its cppyy bindings)"
 # transim builds its own C++ driver against ns-3's libraries and headers; the Python

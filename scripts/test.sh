@@ -20,5 +20,7 @@ echo "== cargo test (release: the statistical tests simulate many packets)"
 cargo test --workspace --release --quiet
 echo "== ruff"
 "$VPY" -m ruff check python tests scripts
+echo "== mypy (the package's type hints; files and options in pyproject.toml)"
+"$VPY" -m mypy
 echo "== pytest (one worker per core: pytest-xdist)"
 "$VPY" -m pytest -q -n auto --dist worksteal tests

@@ -5,10 +5,12 @@ duplicate ACKs, so 27 are out when the third arrives."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from transim import run
 
-SCENARIO = {
+SCENARIO: dict[str, Any] = {
     "name": "halving",
     "duration": "1s",
     "tcp": {
@@ -37,7 +39,7 @@ SCENARIO = {
 def ssthresh_after_the_loss(**tcp: object) -> float:
     doc = {**SCENARIO, "tcp": {**SCENARIO["tcp"], **tcp}}
     res = run(doc, trace_flows=True)
-    tr = res.flow_traces[0]
+    tr = res.flow_trace(0)
     mss = res.flows[0]["mss"]
     assert res.flows[0]["fast_retransmits"] == 1 and res.flows[0]["timeouts"] == 0
     values = {round(float(x) / mss, 3) for x in tr["ssthresh"] if x < 2**40}

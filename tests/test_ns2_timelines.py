@@ -84,11 +84,11 @@ def random_cases(seed: int, n: int) -> list[tuple[str, Drops, dict[str, Any]]]:
     windows of 8–64 packets, bottleneck queues of 3–50 and both precisionReduce_ settings;
     kept only where the restatement's simplification holds (ns-2's RTO is its minrto_)."""
     rng = random.Random(seed)
-    cases = []
+    cases: list[tuple[str, Drops, dict[str, Any]]] = []
     while len(cases) < n:
         picked = sorted(rng.sample(range(3, 200), rng.randint(0, 8)))
         drops: Drops = [*picked, *((p, 2) for p in picked if rng.random() < 0.3)]
-        kw = {
+        kw: dict[str, Any] = {
             "limited_transmit": rng.random() < 0.5,
             "precision_reduce": rng.random() < 0.7,
             "window": rng.choice([8, 12, 20, 28, 40, 64]),

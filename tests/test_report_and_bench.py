@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from conftest import transim_cli
 
 
@@ -36,9 +38,7 @@ def test_bench_sack_pair_reports_s1_against_s0() -> None:
     assert int(rows["S1"][3].replace(",", "")) > 300_000
 
 
-def _scale_row(
-    label: str, run_ns: float, hop_ns: float = 80.0, flows: int = 1
-) -> dict[str, float | str | int]:
+def _scale_row(label: str, run_ns: float, hop_ns: float = 80.0, flows: int = 1) -> dict[str, Any]:
     """A row as bench.run_scale builds it: run ns per packet `run_ns`, the wall 1.5 times
     that."""
     return {

@@ -29,7 +29,7 @@ def _round_ends_from_trace(r: transim.Result, share: int, rounds: int) -> list[f
             (pt["kind"] == 1) & (pt["flow"] == flow) & (pt["from_sender"] == 1) & (pt["len"] > 0)
         )
         got: set[tuple[int, int]] = set()
-        nxt, reached = 1, []
+        nxt, reached = 1, list[float]()
         for i in rows:
             got.add((int(pt["seq"][i]), int(pt["seq"][i]) + int(pt["len"][i])))
             moved = True

@@ -68,6 +68,15 @@ def test_the_wheel_carries_its_data(installed: tuple[Path, Path]) -> None:
     assert str(ROOT) not in p.stdout, "imported from the checkout, not the wheel"
     p = sh(bin_ / "transim", "examples", cwd=work)
     assert "dumbbell.toml" in p.stdout and str(ROOT) not in p.stdout
+    # The types: the engine module's stub and the marker that tells type checkers to read them.
+    p = sh(
+        bin_ / "python",
+        "-c",
+        "import transim, pathlib; d = pathlib.Path(transim.__file__).parent; "
+        "print(sorted(p.name for p in d.iterdir() if p.name in ('_core.pyi', 'py.typed')))",
+        cwd=work,
+    )
+    assert p.stdout.strip() == "['_core.pyi', 'py.typed']"
 
 
 def test_bench_runs_from_the_wheel(installed: tuple[Path, Path]) -> None:

@@ -379,6 +379,7 @@ def render_scale(rows: list[dict[str, Any]], ip_rows: list[dict[str, Any]]) -> s
     for r in rows:
         # B6's rows against its first count, B4A's against its one flow, the others
         # against B4's one flow.
+        base: dict[str, Any] | None
         if r in churn:
             base = churn[0]
         elif r["label"].startswith("B4A"):
@@ -419,10 +420,17 @@ def render_scale(rows: list[dict[str, Any]], ip_rows: list[dict[str, Any]]) -> s
     # Each B5 run has a B1 run beside it; their ratios, round by round, are steadier on a
     # host whose speed drifts than B5's median against B1's from minutes apart.
     beside = (b5 or {}).get("hop_ratios") or []
-    if b5 and (beside or b1):
-        ratio = statistics.median(beside) if beside else b5["ns_per_hop"] / b1["ns_per_hop"]
+    hop_ratio = (
+        statistics.median(beside)
+        if beside
+        else b5["ns_per_hop"] / b1["ns_per_hop"]
+        if b5 and b1
+        else None
+    )
+    if hop_ratio is not None:
         lines.append(
-            f"B5 per packet-hop / B1 per packet-hop: {ratio:.2f}x{_rounds(beside)} (target <= 2x)"
+            f"B5 per packet-hop / B1 per packet-hop: {hop_ratio:.2f}x{_rounds(beside)}"
+            " (target <= 2x)"
         )
     lines.append(
         "(wall is _core.run: parse, build, run and results; run is the simulation alone, "

@@ -105,7 +105,7 @@ def test_rfc5681_halving_is_the_documented_difference(ns3) -> None:  # noqa: ANN
     doc["tcp"].update(recovery="newreno", sack=False, halving_base="flight")
     doc["topology"]["bottleneck"] = SINGLE_LOSS
     res = run(doc, trace_flows=True)
-    tr = res.flow_traces[0]
+    tr = res.flow_trace(0)
     mss = res.flows[0]["mss"]
     ss = sorted({float(x) for x in tr["ssthresh"] / mss if x < 1e6})
     assert ss == [13.5]
@@ -201,7 +201,8 @@ def test_prr_against_ns3_prr(ns3, path: str) -> None:  # noqa: ANN001
     ``test_prr_send_order_against_ns3``.)"""
     c = both(ns3, PATHS[path] + ["tcp.prr=true"])
     table = f"\n{c.table()}"
-    assert abs(c.diff("goodput_mbps")) <= CLEAN_TOL, table
+    d = c.diff("goodput_mbps")
+    assert d is not None and abs(d) <= CLEAN_TOL, table
     for k in ("queue_drops", "retransmissions", "fast_recoveries", "timeouts"):
         assert abs(c.transim.totals[k] - c.ns3.totals[k]) <= max(1, 0.03 * c.ns3.totals[k]), (
             f"{k}{table}"

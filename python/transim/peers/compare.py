@@ -67,8 +67,8 @@ class Comparison:
             rows.append("per-flow goodput (Mb/s):")
             pairs = zip(self.transim.flow_goodput, self.ns3.flow_goodput, strict=True)
             for i, (a, b) in enumerate(pairs):
-                d = f"{(a - b) / b:+.1%}" if b else "n/a"
-                rows.append(f"  flow {i:<15}{a:>12.3f}{b:>12.3f}{d:>12}")
+                rel = f"{(a - b) / b:+.1%}" if b else "n/a"
+                rows.append(f"  flow {i:<15}{a:>12.3f}{b:>12.3f}{rel:>12}")
         rows.append(
             f"ns-3: {self.ns3_version}; {self.ns3_events:,} events in {self.ns3_wall:.2f} s"
         )

@@ -24,6 +24,7 @@ import math
 import random
 import statistics
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +119,7 @@ def with_variant(doc: dict[str, Any], variant: str, map_path: Path | None) -> di
 
 
 def runs_for(
-    envs: list[tuple[float, float, float]],
+    envs: Sequence[tuple[float, float, float]],
     variants: list[str],
     reps: int,
     duration: float,

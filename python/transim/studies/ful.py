@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import matplotlib
 
@@ -39,7 +39,21 @@ SCENARIOS = resource("scenarios", "studies", "ful")
 PAPER_SINGLE = {"128kbps": (1828.57, 1952.0), "64kbps": (944.0, 1069.71)}  # kb/s: standard, FUL
 PAPER_PACKETS = {"128kbps": (800, 854), "64kbps": (413, 468)}  # the goodputs x 3.5 s / 8000 bits
 NS2_UPLINK_BUFFERS = (50, 5, 3)  # ns-2's default queue limit, then two small modem buffers
-PAPER_MULTI = {"gain": 14.57, "ack_drop": (5.24, 0.05), "sent34": ((596, 205), (600, 517))}
+
+
+class PaperMulti(TypedDict):
+    """The multi-split download's published figures."""
+
+    gain: float  # % goodput gained with FUL
+    ack_drop: tuple[float, float]  # % of ACKs dropped at the uplink: standard, FUL
+    sent34: tuple[tuple[int, int], tuple[int, int]]  # packets sent by flows 3, 4: standard; FUL
+
+
+PAPER_MULTI: PaperMulti = {
+    "gain": 14.57,
+    "ack_drop": (5.24, 0.05),
+    "sent34": ((596, 205), (600, 517)),
+}
 
 
 def load(name: str) -> dict[str, Any]:
@@ -58,7 +72,19 @@ def access(doc: dict[str, Any]) -> dict[str, Any]:
     return doc["topology"]["links"][1]
 
 
-def totals(summary: dict[str, Any]) -> dict[str, float]:
+class Totals(TypedDict):
+    """One run's figures over all its flows."""
+
+    goodput: float  # kb/s
+    ack_drop_rate: float  # % of the ACKs sent
+    ack_drops: int
+    timeouts: int
+    first_timeout: float | None  # s
+    first_ful: float | None  # s
+    sent: list[int]  # data segments sent, per flow
+
+
+def totals(summary: dict[str, Any]) -> Totals:
     flows = summary["flows"]
     acks = sum(f["acks_sent"] for f in flows)
     drops = sum(f["ack_drops_uplink"] for f in flows)
@@ -211,7 +237,7 @@ def single_flow_ns2(store: RunStore, jobs_parallel: int | None) -> tuple[str, li
 def sequence_plot(runs: dict[bool, Any], path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for ax, (ful, r) in zip(axes, sorted(runs.items()), strict=True):
-        pt = r.packet_trace
+        pt = r.packets()
         for k in range(len(r.flows)):
             sel = (pt["flow"] == k) & (pt["kind"] == 0) & (pt["from_sender"] == 1) & (pt["len"] > 0)
             ax.plot(
