@@ -46,6 +46,16 @@ def test_the_stub_declares_exactly_what_the_module_exports() -> None:
     assert exported - declared == set(), "exported by the engine but not declared in _core.pyi"
 
 
+def test_every_export_says_what_it_is() -> None:
+    """help() on the engine's functions shows their doc comments (a doc comment put above
+    the wrong function once left one without and another with two)."""
+    undocumented = [
+        name for name in module_names() - {"__version__"} if not getattr(_core, name).__doc__
+    ]
+    assert undocumented == []
+    assert (_core.max_min_fair.__doc__ or "").startswith("Max-min fair rates")
+
+
 def test_each_function_has_the_engines_parameters() -> None:
     items = stub_items()
     checked = 0

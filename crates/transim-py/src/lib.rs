@@ -439,7 +439,6 @@ fn gilbert_elliott_stats(
     Ok(d)
 }
 
-/// The congestion-control names the engine knows.
 /// Max-min fair rates by progressive filling: `capacities[l]` per link, and per flow the
 /// links it crosses and the most it can use (`inf` for no limit of its own).
 #[pyfunction]
@@ -475,6 +474,7 @@ fn jain(values: Vec<f64>) -> Option<f64> {
     transim_core::fairness::jain(&values)
 }
 
+/// The congestion-control names the engine knows (what `tcp.cc` accepts).
 #[pyfunction]
 fn congestion_controls() -> Vec<&'static str> {
     transim_core::tcp::cc::CcKind::ALL
