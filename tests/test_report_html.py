@@ -80,6 +80,23 @@ def test_html_is_self_contained(report: Path) -> None:
     )
 
 
+def test_the_lede_names_only_the_sections_a_report_lacks(report: Path, tmp_path: Path) -> None:
+    html = (report / "report.html").read_text()
+    lede = re.search(r'<p class="lede">(.*?)</p>', html, flags=re.S)
+    assert lede and "Not in this report" not in lede.group(1)
+    assert "not built yet" not in html
+    # A report cut short (Ctrl-C, a failing section) says what it lacks.
+    from transim.report import write_report
+
+    page = write_report(tmp_path, {}, "quick", 0.0).read_text()
+    lede = re.search(r'<p class="lede">(.*?)</p>', page, flags=re.S)
+    assert lede
+    text = " ".join(lede.group(1).split())
+    for title in SECTIONS:
+        escaped = title.replace("&", "&amp;")
+        assert escaped in text, title
+
+
 def chromium() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     assert path, "chromium is not installed (scripts/test.sh installs it)"

@@ -340,7 +340,8 @@ def write_report(out: Path, done: dict[str, str], scale: str, elapsed: float) ->
         )
     (out / "report.md").write_text("\n".join(parts) + "\n", encoding="utf-8")
     path = out / "report.html"
-    path.write_text(render(rendered, scale, elapsed), encoding="utf-8")
+    missing = [s.title for s in SECTIONS if s.key not in done]
+    path.write_text(render(rendered, scale, elapsed, missing), encoding="utf-8")
     return path
 
 

@@ -81,8 +81,10 @@ class RenderedSection:
     findings: list[dict[str, Any]] = field(default_factory=list)
 
 
-def render(sections: list[RenderedSection], scale: str, elapsed: float) -> str:
-    """The whole report as one HTML page."""
+def render(
+    sections: list[RenderedSection], scale: str, elapsed: float, missing: list[str]
+) -> str:
+    """The whole report as one HTML page; ``missing``: the titles of the sections it lacks."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("transim", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
@@ -95,4 +97,5 @@ def render(sections: list[RenderedSection], scale: str, elapsed: float) -> str:
         scale=scale,
         generated=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         elapsed=f"{elapsed:.1f} s",
+        missing=missing,
     )
