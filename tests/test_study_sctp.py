@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import transim
@@ -65,3 +66,21 @@ def test_run_prints_and_plots_an_sctp_flow(tmp_path: Path) -> None:
     tr = transim.read_trace(tmp_path / "trace_sctp", flow=0)
     kinds = set(tr["kind"].tolist())
     assert kinds == {0.0, 3.0}, kinds  # DATA and SACK rows
+
+
+def test_a_sweep_figure_shows_only_the_experiments_it_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 1 % loss figure ran only the delay and bandwidth sweeps; its file-size panels once
+    showed the loss-free results under the loss figure's title."""
+    pts = [p for p in sctp.sweep_points("quick") if p["exp"] in ("delay", "bandwidth")]
+    res = {
+        (p["exp"], p["x"], proto): 1.0 + i for i, p in enumerate(pts) for proto in ("sctp", "tcp")
+    }
+    drawn: list[Any] = []
+    monkeypatch.setattr(sctp.plt, "close", drawn.append)
+    sctp.sweep_figure(pts, res, tmp_path / "f.png", "with loss", with_paper=False)
+    [fig] = drawn
+    assert [ax.get_title() for ax in fig.axes] == ["10 Mbps, 5 × 13.5 KB", "100 ms, 5 × 5000 B"]
+    assert not [t for ax in fig.axes for t in ax.texts if "paper" in t.get_text()]
+    assert (tmp_path / "f.png").stat().st_size > 1000

@@ -81,9 +81,7 @@ class RenderedSection:
     findings: list[dict[str, Any]] = field(default_factory=list)
 
 
-def render(
-    sections: list[RenderedSection], scale: str, elapsed: float, missing: list[str]
-) -> str:
+def render(sections: list[RenderedSection], scale: str, elapsed: float, missing: list[str]) -> str:
     """The whole report as one HTML page; ``missing``: the titles of the sections it lacks."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("transim", "templates"),
