@@ -64,6 +64,13 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
         assert findings and all(
             f["status"] in ("reproduced", "partly", "not reproduced") for f in findings
         )
+        # Each study's own report puts its findings first, after its lede; the main
+        # report.md once, under the study's heading.
+        own = (report / study / "report.md").read_text()
+        heads = re.findall(r"^### (.+)$", own, flags=re.M)
+        assert heads[0] == "Findings" and heads.count("Findings") == 1, (study, heads[:3])
+        assert f"| {findings[0]['finding']} |" in own
+    assert text.count("### Findings") == 5
 
 
 def test_html_is_self_contained(report: Path) -> None:
@@ -85,6 +92,8 @@ def test_the_lede_names_only_the_sections_a_report_lacks(report: Path, tmp_path:
     lede = re.search(r'<p class="lede">(.*?)</p>', html, flags=re.S)
     assert lede and "Not in this report" not in lede.group(1)
     assert "not built yet" not in html
+    # A study's findings table appears once in its section (the page's own, with statuses).
+    assert "<h3>Findings</h3>" not in html
     # A report cut short (Ctrl-C, a failing section) says what it lacks.
     from transim.report import write_report
 

@@ -308,7 +308,9 @@ def _scenario_info(paths: tuple[str, ...]) -> tuple[list[tuple[str, int]], list[
 def write_report(out: Path, done: dict[str, str], scale: str, elapsed: float) -> Path:
     """Write report.md and report.html with the sections finished so far."""
     from .report_html import RenderedSection, inline_html, render, to_html
+    from .studies.findings import Finding
     from .studies.findings import read as read_findings
+    from .studies.findings import table as findings_table
 
     parts = [
         "# transim reproduction report",
@@ -323,7 +325,12 @@ def write_report(out: Path, done: dict[str, str], scale: str, elapsed: float) ->
     for s in SECTIONS:
         if s.key not in done:
             continue
-        parts += ["", f"## {s.title}", "", s.text, "", done[s.key]]
+        findings = read_findings(out / s.key)
+        parts += ["", f"## {s.title}", "", s.text]
+        if findings:
+            # The HTML page renders them from the same file, with their statuses marked.
+            parts += ["", "### Findings", "", findings_table([Finding(**f) for f in findings])]
+        parts += ["", done[s.key]]
         seeds, sources = _scenario_info(s.scenarios)
         rendered.append(
             RenderedSection(
@@ -335,7 +342,7 @@ def write_report(out: Path, done: dict[str, str], scale: str, elapsed: float) ->
                 scenarios=seeds,
                 sources=sources,
                 html=to_html(done[s.key], out),
-                findings=read_findings(out / s.key),
+                findings=findings,
             )
         )
     (out / "report.md").write_text("\n".join(parts) + "\n", encoding="utf-8")

@@ -36,9 +36,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from .. import decision_map as dm  # noqa: E402
 from ..data import resource  # noqa: E402
 from ..sweep import RunSpec, Store, derived_seed, execute  # noqa: E402
-from .findings import Finding  # noqa: E402
-from .findings import table as findings_table  # noqa: E402
-from .findings import write as write_findings  # noqa: E402
+from .findings import Finding, study_report  # noqa: E402
 
 SCENARIO = resource("scenarios", "studies", "adaptive") / "path.toml"
 VARIANTS = ["reno", "westwood", "cubic", "veno"]
@@ -400,9 +398,7 @@ def reproduce(
             else "partly",
         ),
     ]
-    write_findings(out, found)
     sections = [
-        ("Findings", findings_table(found)),
         (
             "1. The decision map",
             f"{len(m['cells'])} environments (bandwidth {scale['bw']} Mbps × one-way delay "
@@ -425,9 +421,6 @@ def reproduce(
         "have their samples, and switches away from a priority-3 variant. Westwood is "
         "transim's Westwood+.",
     ]
-    for title, body in sections:
-        md += ["", f"### {title}", "", body]
-    text = "\n".join(md) + "\n"
-    (out / "report.md").write_text("# Study 3: adaptive TCP\n\n" + text, encoding="utf-8")
+    text = study_report(out, "Study 3: adaptive TCP", md, sections, found)
     (out / "summary.json").write_text(json.dumps({"extra": extra}, indent=1) + "\n")
     return text

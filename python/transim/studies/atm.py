@@ -32,9 +32,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .. import _core  # noqa: E402
 from ..data import resource  # noqa: E402
-from .findings import Finding  # noqa: E402
-from .findings import table as findings_table  # noqa: E402
-from .findings import write as write_findings  # noqa: E402
+from .findings import Finding, study_report  # noqa: E402
 from .runner import Job, RunStore, run_jobs  # noqa: E402
 
 SCENARIO = resource("scenarios", "studies", "atm") / "bottleneck.toml"
@@ -466,9 +464,7 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
     mtu_md, mtu = mtu_sweep(out, store, seeds, jobs_parallel)
     lw_md, lw = lan_wan(store, seeds, jobs_parallel)
     found = findings(t2, mtu, lw)
-    write_findings(out, found)
     sections = [
-        ("Findings", findings_table(found)),
         ("1. Table 2: throughput and fairness against the number of VCs", t2_md),
         ("2. Figures 4–7: MTU, Nagle and FRR", mtu_md),
         ("3. Table 4: LAN against WAN", lw_md),
@@ -489,8 +485,4 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
         "waits for a 1.5 s timeout, longer than the 300 ms run: such stalled VCs are what "
         "lowers fairness here.",
     ]
-    for title, body in sections:
-        md += ["", f"### {title}", "", body]
-    text = "\n".join(md) + "\n"
-    (out / "report.md").write_text("# Study 2: TCP over ATM\n\n" + text, encoding="utf-8")
-    return text
+    return study_report(out, "Study 2: TCP over ATM", md, sections, found)

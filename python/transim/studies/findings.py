@@ -35,10 +35,26 @@ def close(ours: float, paper: float, rel: float = 0.25, abs_: float = 0.0) -> bo
 
 
 def table(findings: list[Finding]) -> str:
-    """The findings as a markdown table (finding, paper, ours, status)."""
-    lines = ["| finding | paper | ours | status |", "|---|---|---|---|"]
-    lines += [f"| {f.finding} | {f.paper} | {f.ours} | {f.status} |" for f in findings]
+    """The findings as a markdown table (finding, paper, ours, status, note)."""
+    lines = ["| finding | paper | ours | status | note |", "|---|---|---|---|---|"]
+    lines += [f"| {f.finding} | {f.paper} | {f.ours} | {f.status} | {f.note} |" for f in findings]
     return "\n".join(lines)
+
+
+def study_report(
+    out: Path, heading: str, lede: list[str], sections: list[tuple[str, str]], found: list[Finding]
+) -> str:
+    """Write a study's ``findings.json`` and ``report.md``: the heading, the lede, its
+    findings (the paper's figures against ours) and its sections. Returns the lede and the
+    sections, which the main report puts under its own heading beside its own table of these
+    findings."""
+    write(out, found)
+    body = list(lede)
+    for title, text in sections:
+        body += ["", f"### {title}", "", text]
+    page = [f"# {heading}", "", *lede, "", "### Findings", "", table(found), *body[len(lede) :]]
+    (out / "report.md").write_text("\n".join(page) + "\n", encoding="utf-8")
+    return "\n".join(body) + "\n"
 
 
 def write(out: Path, findings: list[Finding]) -> None:

@@ -31,8 +31,7 @@ import numpy as np  # noqa: E402
 
 from .. import run  # noqa: E402
 from ..data import resource  # noqa: E402
-from .findings import Finding, close  # noqa: E402
-from .findings import write as write_findings  # noqa: E402
+from .findings import Finding, close, study_report  # noqa: E402
 from .runner import Job, RunStore, run_jobs  # noqa: E402
 
 SCENARIOS = resource("scenarios", "studies", "ful")
@@ -412,7 +411,7 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
     single_md, single_f = single_flow(store, jobs_parallel)
     ns2_md, ns2_f = single_flow_ns2(store, jobs_parallel)
     multi_md, multi_f = multi_split(out)
-    write_findings(out, multi_f + single_f + ns2_f)
+    found = multi_f + single_f + ns2_f
     sections = [
         ("1. One flow, TCP Tahoe, 3.5 s, 8 Mbps down", single_md),
         ("1b. The same flow with ns-2's defaults (a second set-up)", ns2_md),
@@ -442,8 +441,4 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
         "retransmit per hole, which is what FUL used to spare it. The paper's gains do not "
         "appear with our choices.",
     ]
-    for title, body in sections:
-        md += ["", f"### {title}", "", body]
-    text = "\n".join(md) + "\n"
-    (out / "report.md").write_text("# Study 5: the FUL bit\n\n" + text, encoding="utf-8")
-    return text
+    return study_report(out, "Study 5: the FUL bit", md, sections, found)

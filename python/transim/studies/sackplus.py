@@ -32,8 +32,7 @@ import numpy as np  # noqa: E402
 from ..data import resource  # noqa: E402
 from ..result import Result  # noqa: E402
 from ..stats import welch_t_test  # noqa: E402
-from .findings import Finding, close  # noqa: E402
-from .findings import write as write_findings  # noqa: E402
+from .findings import Finding, close, study_report  # noqa: E402
 from .runner import Job, RunStore, run_jobs  # noqa: E402
 
 SCENARIOS = resource("scenarios", "studies", "sackplus")
@@ -635,64 +634,61 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
     closer = min(reading, key=lambda v: reading[v])
     gain = 100 * (facts["sack1"]["completion"] / facts["sackplus"]["completion"] - 1)
     paper_gain = 100 * (4.3 / 3.2 - 1)
-    write_findings(
-        out,
-        [
-            Finding(
-                "forced drop: timeouts Sack1 / SackPlus",
-                "1 / 0",
-                f"{facts['sack1']['timeouts']} / {facts['sackplus']['timeouts']}",
-                "reproduced"
-                if (facts["sack1"]["timeouts"], facts["sackplus"]["timeouts"]) == (1, 0)
-                else "not reproduced",
-                "SackPlus sees its lost retransmission in the SACK blocks and resends at once",
-            ),
-            Finding(
-                "forced drop: SackPlus finishes sooner by (%)",
-                round(paper_gain),
-                round(gain),
-                "reproduced" if close(gain, paper_gain, 0.35) else "partly",
-            ),
-            Finding(
-                "random loss: SackPlus has fewer timeouts than Sack1 at every rate",
-                "yes",
-                "yes" if fewer else "no",
-                "reproduced" if fewer else "not reproduced",
-                f"SackPlus N_TO / paper at 3-8 % loss: {span}",
-            ),
-            Finding(
-                "SackPlus N_TO at 2-8 % loss (Table 1), closer of the two detection readings",
-                "Table 1",
-                f"'{'once' if closer == 'sackplus-once' else 'every'}' is closer: mean "
-                f"|ln(ours/paper)| every {reading['sackplus']:.2f}, "
-                f"once {reading['sackplus-once']:.2f}",
-                "reproduced"
-                if reading[closer] < math.log(1.5)
-                else "partly"
-                if reading[closer] < math.log(3)
-                else "not reproduced",
-                "the paper does not say whether a hole's lost retransmission is detected again",
-            ),
-            Finding(
-                "correlated loss: SackPlus has fewer timeouts over the chain grid (cells)",
-                "yes (one chain)",
-                f"{tally['fewer_timeouts']} of {tally['cells']}",
-                "reproduced"
-                if tally["fewer_timeouts"] == tally["cells"]
-                else "partly"
-                if tally["fewer_timeouts"] >= tally["cells"] // 2
-                else "not reproduced",
-                "bad-state loss 0.25-1, mean bad length 1.5-20 packets, π_E 1-9 %",
-            ),
-            Finding(
-                "fairness: a Sack1 flow's rate is the same against SackPlus (Welch p)",
-                "no difference",
-                round(fair_p, 2),
-                "reproduced" if fair_p >= 0.05 else "not reproduced",
-                "by construction: each flow is limited by its own wireless hop",
-            ),
-        ],
-    )
+    found = [
+        Finding(
+            "forced drop: timeouts Sack1 / SackPlus",
+            "1 / 0",
+            f"{facts['sack1']['timeouts']} / {facts['sackplus']['timeouts']}",
+            "reproduced"
+            if (facts["sack1"]["timeouts"], facts["sackplus"]["timeouts"]) == (1, 0)
+            else "not reproduced",
+            "SackPlus sees its lost retransmission in the SACK blocks and resends at once",
+        ),
+        Finding(
+            "forced drop: SackPlus finishes sooner by (%)",
+            round(paper_gain),
+            round(gain),
+            "reproduced" if close(gain, paper_gain, 0.35) else "partly",
+        ),
+        Finding(
+            "random loss: SackPlus has fewer timeouts than Sack1 at every rate",
+            "yes",
+            "yes" if fewer else "no",
+            "reproduced" if fewer else "not reproduced",
+            f"SackPlus N_TO / paper at 3-8 % loss: {span}",
+        ),
+        Finding(
+            "SackPlus N_TO at 2-8 % loss (Table 1), closer of the two detection readings",
+            "Table 1",
+            f"'{'once' if closer == 'sackplus-once' else 'every'}' is closer: mean "
+            f"|ln(ours/paper)| every {reading['sackplus']:.2f}, "
+            f"once {reading['sackplus-once']:.2f}",
+            "reproduced"
+            if reading[closer] < math.log(1.5)
+            else "partly"
+            if reading[closer] < math.log(3)
+            else "not reproduced",
+            "the paper does not say whether a hole's lost retransmission is detected again",
+        ),
+        Finding(
+            "correlated loss: SackPlus has fewer timeouts over the chain grid (cells)",
+            "yes (one chain)",
+            f"{tally['fewer_timeouts']} of {tally['cells']}",
+            "reproduced"
+            if tally["fewer_timeouts"] == tally["cells"]
+            else "partly"
+            if tally["fewer_timeouts"] >= tally["cells"] // 2
+            else "not reproduced",
+            "bad-state loss 0.25-1, mean bad length 1.5-20 packets, π_E 1-9 %",
+        ),
+        Finding(
+            "fairness: a Sack1 flow's rate is the same against SackPlus (Welch p)",
+            "no difference",
+            round(fair_p, 2),
+            "reproduced" if fair_p >= 0.05 else "not reproduced",
+            "by construction: each flow is limited by its own wireless hop",
+        ),
+    ]
 
     md = [
         f"Scale: {scale_name}. Scenario files: scenarios/studies/sackplus/. The minimum RTO "
@@ -701,8 +697,4 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
         "number of times per episode (each retransmission records its own snd_max); SackPlus "
         "(once) detects it at most once per hole per episode (`tcp.sackplus_detect`)."
     ]
-    for title, body in sections:
-        md += ["", f"### {title}", "", body]
-    text = "\n".join(md) + "\n"
-    (out / "report.md").write_text("# Study 4: SackPlus\n\n" + text, encoding="utf-8")
-    return text
+    return study_report(out, "Study 4: SackPlus", md, sections, found)

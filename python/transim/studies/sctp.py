@@ -35,8 +35,7 @@ import numpy as np  # noqa: E402
 from .. import run  # noqa: E402
 from ..data import resource  # noqa: E402
 from ..result import Result  # noqa: E402
-from .findings import Finding, close  # noqa: E402
-from .findings import write as write_findings  # noqa: E402
+from .findings import Finding, close, study_report  # noqa: E402
 from .runner import Job, RunStore, run_jobs  # noqa: E402
 
 SCENARIOS = resource("scenarios", "studies", "sctp")
@@ -461,7 +460,6 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
             "ties or loses where the link rate is the limit",
         )
     )
-    write_findings(out, findings)
     sections = [
         ("1. Bytes per round trip", rounds_md),
         (
@@ -514,10 +512,6 @@ def reproduce(out: Path, scale_name: str = "quick", jobs_parallel: int | None = 
         "The bottleneck queue is large enough that nothing is lost (the testbed saw no loss) "
         "unless stated.",
     ]
-    for title, body in sections:
-        md += ["", f"### {title}", "", body]
-    text = "\n".join(md) + "\n"
-    (out / "report.md").write_text(
-        "# Study 1: SCTP vs TCP in the initial slow start\n\n" + text, encoding="utf-8"
+    return study_report(
+        out, "Study 1: SCTP vs TCP in the initial slow start", md, sections, findings
     )
-    return text
