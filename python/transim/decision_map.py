@@ -178,10 +178,18 @@ def show(m: dict[str, Any], plot: str | Path | None = None) -> str:
         for ax in axes.flat[len(losses) :]:
             ax.axis("off")
         handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(i)) for i in range(len(variants))]
-        fig.legend(handles, variants, loc="lower center", ncol=len(variants), fontsize=8)
         fig.supxlabel("bandwidth (Mbps)", fontsize=8)
         fig.supylabel("one-way delay (ms)", fontsize=8)
-        fig.tight_layout(rect=(0, 0.05, 1, 1))
+        # The legend above the panels: below them it covered the bandwidth axis's label.
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
+        fig.legend(
+            handles,
+            variants,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 1.0),
+            ncol=len(variants),
+            fontsize=8,
+        )
         fig.savefig(plot, dpi=120)
         plt.close(fig)
     return "\n".join(lines)
