@@ -35,6 +35,11 @@ def test_outputs_and_findings(study: tuple[Path, str]) -> None:
     for c in m["cells"]:
         assert c["priority"][c["best"]] == 1
         assert sorted(c["priority"].values())[0] == 1
+    # The map over every variant has the study's four too, though their runs are stored
+    # under the first map (it once left them out, and named only the other 15).
+    every = dm.read(out / "beyond.json")
+    assert every["variants"] == sorted(transim.congestion_controls())
+    assert f"all {len(every['variants'])} congestion controls" in text
 
 
 def test_rerun_resumes_from_the_store(study: tuple[Path, str]) -> None:

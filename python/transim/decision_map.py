@@ -80,13 +80,18 @@ def build(
     variant_key: str = VARIANT_KEY,
     metric: str = "goodput_bps",
     sweep: str | None = None,
+    keys: set[str] | None = None,
 ) -> dict[str, Any]:
-    """The map from a sweep's result store (runs that failed are left out)."""
+    """The map from a sweep's result store (runs that failed are left out): the rows of
+    ``sweep`` (all when None), or with ``keys`` the rows of those runs whichever sweep ran
+    them (a run two sweeps share is stored once, under the first)."""
     from .sweep import load
 
     if not 0 < alpha < 1:
         raise ValueError(f"alpha {alpha}: expected a significance level between 0 and 1")
     df = load(store, sweep)
+    if keys is not None:
+        df = df[df.key.isin(keys)]
     if df.empty:
         raise ValueError(f"{store}: no runs")
     cols = [f"p.{k}" for k in (*env_keys, variant_key)]

@@ -155,7 +155,9 @@ def map_sweep(
         outcome = execute(runs, store, name, **exe)
     finally:
         store.close()
-    m = dm.build(out / "results.sqlite", sweep=name)
+    # The runs this map needs, whichever sweep ran them: the map's own four variants are
+    # already in the store when the map of every variant runs, under the map's name.
+    m = dm.build(out / "results.sqlite", keys={r.key for r in runs})
     path = dm.save(m, out / f"{name}.json")
     return path, m, outcome
 
