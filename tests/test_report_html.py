@@ -57,6 +57,12 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
     try:
         find_ns3()
         assert (report / "cross-validation" / "single_loss_cwnd.png").stat().st_size > 1000
+        # A goodput apart by more than 2 % says why, in its row.
+        rows = [
+            r.split("|")[1:-1] for r in text.splitlines() if r.startswith(("| clean", "| lossy"))
+        ]
+        apart = [r for r in rows if abs(float(r[4].strip().rstrip("%"))) >= 2]
+        assert apart and all(r[7].strip() for r in apart), apart
     except Ns3Unavailable:
         assert "Not run here: no ns-3 found" in text
     for study in ("study1-sctp", "study2-atm", "study3-adaptive", "study4-sackplus", "study5-ful"):
