@@ -328,3 +328,29 @@ def test_an_error_in_a_counted_entry_names_the_entry(tmp_path: Path) -> None:
     scenario.write_text(json.dumps(doc))
     p = transim_cli("validate", str(scenario))
     assert p.returncode == 2 and "flows[0].count" in p.stderr, p.stderr
+
+
+def test_the_tables_columns_line_up_whatever_the_names_and_rates() -> None:
+    """Link names of a fabric (leaf0->spine0) and rates of 100 Gbps are wider than the
+    columns' defaults: the columns grow with them, so every row is as long as its header."""
+    r = transim.run(
+        {
+            "duration": "1ms",
+            "topology": {
+                "kind": "leaf_spine",
+                "leaves": 2,
+                "spines": 2,
+                "hosts_per_leaf": 2,
+                "host_link": {"rate": "10Gbps", "delay": "1us", "queue": 100},
+                "fabric_link": {"rate": "100Gbps", "delay": "1us", "queue": 100},
+            },
+            "traffic": {"pattern": "permutation", "app": {"kind": "bulk"}},
+        }
+    )
+    lines = r.table().splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("link "))
+    rows = lines[head + 2 : head + 2 + len(r.links)]
+    assert any("leaf0->spine0" in row for row in rows) and any("100.00 Gbps" in row for row in rows)
+    assert {len(row) for row in rows} == {len(lines[head])}
+    flows = lines[4 : 4 + len(r.flows)]
+    assert {len(row) for row in flows} == {len(lines[2])}

@@ -28,8 +28,9 @@ def render(s: dict[str, Any]) -> str:
         f"events {s['events']:,}",
         "",
     ]
+    flow_w = max([10, *(len(f["name"]) for f in shown)])
     head = (
-        f"{'flow':<10} {'protocol':<18} {'goodput':>11} {'completion':>10} "
+        f"{'flow':<{flow_w}} {'protocol':<18} {'goodput':>11} {'completion':>10} "
         f"{'sent':>8} {'rtx':>6} {'fast':>5} {'RTOs':>5} {'drops':>6} {'srtt':>9}"
     )
     lines += [head, "-" * len(head)]
@@ -37,7 +38,7 @@ def render(s: dict[str, Any]) -> str:
         done = fmt_time(f["completion_time"]) if f["completion_time"] is not None else "-"
         drops = sum(f["data_drops"].values())
         lines.append(
-            f"{f['name']:<10} {_variant(f):<18} {fmt_rate(f['goodput_bps']):>11} "
+            f"{f['name']:<{flow_w}} {_variant(f):<18} {fmt_rate(f['goodput_bps']):>11} "
             f"{done:>10} {_data_sent(f):>8} {f['retransmissions']:>6} "
             f"{f['fast_retransmits']:>5} {f['timeouts']:>5} {drops:>6} {fmt_time(f['srtt']):>9}"
         )
@@ -90,8 +91,11 @@ def render(s: dict[str, Any]) -> str:
                 f"{fmt_rate(m['bandwidth_bps']):>11} {rtt:>9} {pacing:>11}"
             )
     lines.append("")
+    # Columns as wide as their widest entry (a fabric's names, a 100 Gbps rate).
+    name_w = max([10, *(len(x["name"]) for x in busy)])
+    rate_w = max([10, *(len(fmt_rate(x["rate_bps"])) for x in busy)])
     head = (
-        f"{'link':<10} {'rate':>10} {'util':>6} {'in':>9} {'q drops':>8} "
+        f"{'link':<{name_w}} {'rate':>{rate_w}} {'util':>6} {'in':>9} {'q drops':>8} "
         f"{'loss drops':>10} {'mean q':>7} {'max q':>6}"
     )
     lines += [head, "-" * len(head)]
@@ -102,7 +106,7 @@ def render(s: dict[str, Any]) -> str:
         cells |= unit == "c"
         qd = x["drops"]["queue"] + x["drops"].get("epd", 0) + x["drops"].get("ppd", 0)
         lines.append(
-            f"{x['name']:<10} {fmt_rate(x['rate_bps']):>10} {x['utilisation']:>6.1%} "
+            f"{x['name']:<{name_w}} {fmt_rate(x['rate_bps']):>{rate_w}} {x['utilisation']:>6.1%} "
             f"{x['packets_in']:>8}{unit} {qd:>8} "
             f"{x['drops']['loss_model'] + x['drops']['script']:>10} "
             f"{x['mean_queue_packets']:>7.2f} {x['max_queue_packets']:>6}"
