@@ -77,16 +77,19 @@ def main(args: argparse.Namespace) -> int:
             f"{rtt_err:>+7.2%}"
         )
     print()
-    print("Loss rate (retransmissions less needless ones), 10 Mbps, 300 s")
+    print("Loss rate (retransmissions less needless ones), 10 Mbps, 300 s: the error against")
+    print("the loss the flow met (its packets' drops) and against the link's nominal rate")
     print(
-        f"{'random loss':<12} {'estimate':>9} {'error':>8} {'true (measured)':>16} "
-        f"{'data sent':>10} {'timeouts':>9}"
+        f"{'random loss':<12} {'estimate':>9} {'true (met)':>11} {'error':>8} "
+        f"{'vs nominal':>11} {'data sent':>10} {'timeouts':>9}"
     )
     for p, f in zip(LOSSES, losses, strict=True):
         e = f["estimators"]
+        est, met = e["loss_rate"], e["true_loss_rate"]
+        err = f"{est / met - 1:>+8.1%}" if met else f"{'-':>8}"
         print(
-            f"{p:<12.1%} {e['loss_rate']:>9.3%} {e['loss_rate'] / p - 1:>+8.1%} "
-            f"{e['true_loss_rate']:>16.3%} {f['data_segments_sent']:>10,} {f['timeouts']:>9}"
+            f"{p:<12.1%} {est:>9.3%} {met:>11.3%} {err} {est / p - 1:>+11.1%} "
+            f"{f['data_segments_sent']:>10,} {f['timeouts']:>9}"
         )
     print()
     print("BBR's model after 8 s: BtlBw (payload rate) and RTprop; with cross traffic a CUBIC")
