@@ -81,6 +81,13 @@ def test_the_growth_on_leaving_recovery_is_noted_unless_grow_on_exit() -> None:
     assert not any("leaves fast recovery" in n for n in translate(doc).notes)
 
 
+def test_the_halving_of_flightsize_is_noted_unless_halving_base_is_pipe() -> None:
+    doc = b1()
+    assert any("ns-3 halves the pipe" in n for n in translate(doc).notes)
+    doc["tcp"]["halving_base"] = "pipe"
+    assert not any("ns-3 halves the pipe" in n for n in translate(doc).notes)
+
+
 def test_the_first_data_segments_ack_is_noted_unless_quickacks_is_1() -> None:
     doc = b1()
     doc["tcp"]["delayed_ack"] = "on"

@@ -223,6 +223,15 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
     else:
         count, timeout = 2, d["timeout"]
         notes.append(f"{path}: Linux's quick-ACK/delayed-ACK heuristics become ns-3's every 2nd")
+    if t["halving_base"] != "pipe" and t["recovery"] != "tahoe":
+        # The largest of these effects wherever there is loss: ns-3's NewReno gets about
+        # 30 % less goodput at 1 % loss (README, "Cross-validation against ns-3").
+        notes.append(
+            f"{path}: on a loss ns-3 halves the pipe (data out less SACKed and lost; without "
+            "SACK each duplicate ACK counts as one segment SACKed), transim FlightSize per RFC "
+            "5681: ns-3 cuts deeper, and gets less goodput where losses are frequent "
+            '(tcp.halving_base = "pipe" does as ns-3)'
+        )
     if not t["grow_on_exit"]:
         notes.append(
             f"{path}: ns-3 leaves fast recovery with cwnd = ssthresh and grows it on that same "
