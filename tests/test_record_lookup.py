@@ -134,7 +134,7 @@ def test_reading_the_summary_leaves_the_garbage_collector_as_it_was(enabled: boo
         assert r.summary["flows"][2]["name"] == "flow2"
         assert gc.isenabled() == enabled
         broken = Result(None, [], None, {}, text="{not json")
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="Expecting property name"):
             broken.summary  # noqa: B018
         assert gc.isenabled() == enabled
     finally:

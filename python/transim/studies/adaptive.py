@@ -300,8 +300,11 @@ def random_envs(
         ),
     ]
     fig, ax = plt.subplots(figsize=(8, 4))
-    ax.boxplot([norm[v] for v in variants], tick_labels=[names.get(v, v) for v in variants])
-    ax.set_ylabel("throughput / best of the five (%)")
+    ax.boxplot(
+        [norm[v] for v in variants], tick_labels=[names.get(v, v.capitalize()) for v in variants]
+    )
+    # The oracle is not in the best: it may exceed 100 %.
+    ax.set_ylabel("throughput / best of the\nfour variants and the framework (%)")
     ax.set_title(f"{len(by)} random environments")
     ax.grid(alpha=0.3)
     fig.tight_layout()

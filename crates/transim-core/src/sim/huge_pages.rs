@@ -88,7 +88,10 @@ const HEAP_STEP: usize = 8 * HUGE_PAGE;
 
 /// Small blocks come from glibc's main heap, which grows at its top: advise what it grew by
 /// since the last look, once it is at least a huge page. (The engine's per-flow and per-link
-/// state is thousands of small blocks.) The first look sets the step the heap grows by.
+/// state is thousands of small blocks.) The first look sets the step the heap grows by, and
+/// glibc's thresholds with it: that is the process's first small allocation through this
+/// allocator (in Python, the extension's import, not its first run), and the settings hold
+/// for the life of the process.
 #[inline]
 fn advise_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
