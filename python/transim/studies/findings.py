@@ -49,12 +49,10 @@ def study_report(
     sections, which the main report puts under its own heading beside its own table of these
     findings."""
     write(out, found)
-    body = list(lede)
-    for title, text in sections:
-        body += ["", f"### {title}", "", text]
-    page = [f"# {heading}", "", *lede, "", "### Findings", "", table(found), *body[len(lede) :]]
+    parts = [line for title, text in sections for line in ("", f"### {title}", "", text)]
+    page = [f"# {heading}", "", *lede, "", "### Findings", "", table(found), *parts]
     (out / "report.md").write_text("\n".join(page) + "\n", encoding="utf-8")
-    return "\n".join(body) + "\n"
+    return "\n".join([*lede, *parts]) + "\n"
 
 
 def write(out: Path, findings: list[Finding]) -> None:
