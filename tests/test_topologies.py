@@ -82,6 +82,14 @@ def test_parking_lot_hosts_and_all_to_all() -> None:
     assert {"r0->r1", "r1->r2", "r2->r3", "src->r0", "r3->dst", "x2s->r1", "r2->x2d"} <= names
 
 
+def test_a_count_of_hosts_takes_the_first_ones() -> None:
+    """`hosts = 6` over a k = 4 tree's 16 hosts: all-to-all among h0..h5, 30 flows."""
+    r = run({"kind": "fat_tree", "k": 4}, {"pattern": "all_to_all", "hosts": 6}, duration="2ms")
+    assert len(r.flows) == 30
+    assert {f["src"] for f in r.flows} == {f"h{i}" for i in range(6)}
+    assert {f["dst"] for f in r.flows} == {f"h{i}" for i in range(6)}
+
+
 def test_the_shipped_fat_tree_file_runs() -> None:
     r = transim.run(resource("scenarios", "fat-tree.toml"))
     assert len(r.flows) == 16 and sum(f["goodput_bps"] for f in r.flows) > 1e9
@@ -104,6 +112,8 @@ def test_the_shipped_fat_tree_file_runs() -> None:
             {"pattern": "incast", "receiver": "nobody"},
             "traffic.receiver",
         ),
+        ({"kind": "fat_tree", "k": 4}, {"pattern": "permutation", "hosts": 17}, "traffic.hosts"),
+        ({"kind": "fat_tree", "k": 4}, {"pattern": "permutation", "hosts": "h0"}, "traffic.hosts"),
         (
             {"kind": "fat_tree", "k": 4, "nodes": ["a"]},
             {"pattern": "permutation"},

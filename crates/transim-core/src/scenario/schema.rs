@@ -163,15 +163,29 @@ pub enum TrafficPattern {
     Poisson,
 }
 
+/// `traffic.hosts`: the hosts a pattern runs between.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(
+    untagged,
+    expecting = "expected a list of host names or a count of hosts"
+)]
+pub enum HostChoice {
+    /// The first N of a generated topology's hosts (`h0`, `h1`, … in a fat tree).
+    Count(u64),
+    /// These hosts, by name.
+    Names(Vec<String>),
+}
+
 /// The `[traffic]` table: flows from a pattern (added to any `[[flows]]`).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficSpec {
     /// Which pattern.
     pub pattern: TrafficPattern,
-    /// The hosts it runs between (default: a generated topology's hosts).
+    /// The hosts it runs between (default: a generated topology's hosts): a list of
+    /// names, or a count N for the first N of a generated topology's hosts.
     #[serde(default)]
-    pub hosts: Option<Vec<String>>,
+    pub hosts: Option<HostChoice>,
     /// incast: how many senders.
     #[serde(default)]
     pub senders: Option<u32>,

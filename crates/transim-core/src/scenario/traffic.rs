@@ -21,16 +21,7 @@ pub(super) fn expand(
         return Ok(());
     };
     let first = sc.flows.len();
-    let hosts = match (&t.hosts, hosts) {
-        (Some(h), _) => h.clone(),
-        (None, Some(h)) => h,
-        (None, None) => {
-            return Err(ScenarioError::new(
-                "traffic.hosts",
-                "is required unless the topology is generated (fat_tree, leaf_spine, parking_lot): the hosts the pattern runs between",
-            ))
-        }
-    };
+    let hosts = chosen_hosts(t.hosts.as_ref(), hosts)?;
     if sc.topology.kind == TopologyKind::Dumbbell {
         return Err(ScenarioError::new(
             "traffic",
@@ -72,6 +63,41 @@ pub(super) fn expand(
         });
     }
     Ok(())
+}
+
+/// The hosts a pattern runs between: `traffic.hosts` as written (names, or the first N of
+/// the generated ones), else all of a generated topology's `generated` hosts.
+fn chosen_hosts(
+    choice: Option<&HostChoice>,
+    generated: Option<Vec<String>>,
+) -> Result<Vec<String>, ScenarioError> {
+    match (choice, generated) {
+        (Some(HostChoice::Names(h)), _) => Ok(h.clone()),
+        (Some(HostChoice::Count(n)), Some(mut h)) => {
+            if *n < 2 || *n > h.len() as u64 {
+                return Err(ScenarioError::new(
+                    "traffic.hosts",
+                    format!(
+                        "got {n}; expected 2 to {} (the topology's hosts), or a list of host names",
+                        h.len()
+                    ),
+                ));
+            }
+            h.truncate(*n as usize);
+            Ok(h)
+        }
+        (Some(HostChoice::Count(n)), None) => Err(ScenarioError::new(
+            "traffic.hosts",
+            format!(
+                "got {n}; a count of hosts needs a generated topology (fat_tree, leaf_spine, parking_lot): list the hosts by name instead"
+            ),
+        )),
+        (None, Some(h)) => Ok(h),
+        (None, None) => Err(ScenarioError::new(
+            "traffic.hosts",
+            "is required unless the topology is generated (fat_tree, leaf_spine, parking_lot): the hosts the pattern runs between",
+        )),
+    }
 }
 
 /// A traffic pattern runs between two hosts or more.
@@ -140,8 +166,9 @@ fn pattern(
                 return Err(ScenarioError::new(
                     "traffic.pattern",
                     format!(
-                        "all_to_all over {n} hosts is {} flows; at most 1,000,000 (choose fewer hosts with traffic.hosts)",
-                        n * (n - 1)
+                        "all_to_all over {n} hosts is {} flows; at most 1,000,000 (at most {} hosts: set traffic.hosts to a count or a list)",
+                        n * (n - 1),
+                        most_hosts_all_to_all()
                     ),
                 ));
             }
@@ -156,6 +183,15 @@ fn pattern(
             v
         }
     })
+}
+
+/// The most hosts an all-to-all pattern can run between: n·(n − 1) ≤ [`MAX_FLOWS`].
+fn most_hosts_all_to_all() -> u64 {
+    let mut n = (MAX_FLOWS as f64).sqrt() as u64 + 1;
+    while n * (n - 1) > MAX_FLOWS {
+        n -= 1;
+    }
+    n
 }
 
 #[cfg(test)]
@@ -195,6 +231,69 @@ mod tests {
             serde_json::from_value(serde_json::json!({"pattern": "incast", "senders": 5})).unwrap();
         let e = pattern(&bad, &hosts, 1).unwrap_err();
         assert!(e.to_string().contains("traffic.senders"), "{e}");
+    }
+
+    #[test]
+    fn a_count_of_hosts_takes_the_first_generated_ones() {
+        let gen: Vec<String> = (0..16).map(|i| format!("h{i}")).collect();
+        let h = chosen_hosts(Some(&HostChoice::Count(5)), Some(gen.clone())).unwrap();
+        assert_eq!(h, ["h0", "h1", "h2", "h3", "h4"]);
+        let all = chosen_hosts(None, Some(gen.clone())).unwrap();
+        assert_eq!(all.len(), 16);
+        let named = HostChoice::Names(vec!["h9".into(), "h3".into()]);
+        assert_eq!(
+            chosen_hosts(Some(&named), Some(gen.clone())).unwrap(),
+            ["h9", "h3"]
+        );
+        for bad in [0, 1, 17] {
+            let e = chosen_hosts(Some(&HostChoice::Count(bad)), Some(gen.clone())).unwrap_err();
+            assert_eq!(e.path, "traffic.hosts");
+            assert!(
+                e.to_string()
+                    .contains(&format!("got {bad}; expected 2 to 16")),
+                "{e}"
+            );
+        }
+        let e = chosen_hosts(Some(&HostChoice::Count(4)), None).unwrap_err();
+        assert!(e.to_string().contains("needs a generated topology"), "{e}");
+    }
+
+    #[test]
+    fn hosts_read_as_a_count_or_a_list() {
+        let t: TrafficSpec =
+            serde_json::from_value(serde_json::json!({"pattern": "permutation", "hosts": 8}))
+                .unwrap();
+        assert_eq!(t.hosts, Some(HostChoice::Count(8)));
+        let t: TrafficSpec = serde_json::from_value(
+            serde_json::json!({"pattern": "permutation", "hosts": ["a", "b"]}),
+        )
+        .unwrap();
+        assert_eq!(
+            t.hosts,
+            Some(HostChoice::Names(vec!["a".into(), "b".into()]))
+        );
+        let e = serde_json::from_value::<TrafficSpec>(
+            serde_json::json!({"pattern": "permutation", "hosts": "h0"}),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("a list of host names or a count of hosts"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn all_to_all_names_the_most_hosts_it_takes() {
+        // 1000 · 999 = 999,000 flows fit under the limit; 1001 · 1000 do not.
+        assert_eq!(most_hosts_all_to_all(), 1000);
+        let t: TrafficSpec =
+            serde_json::from_value(serde_json::json!({"pattern": "all_to_all"})).unwrap();
+        let hosts: Vec<String> = (0..1001).map(|i| format!("h{i}")).collect();
+        let e = pattern(&t, &hosts, 1).unwrap_err();
+        assert!(e.to_string().contains("1001000 flows"), "{e}");
+        assert!(e.to_string().contains("at most 1000 hosts"), "{e}");
+        assert_eq!(pattern(&t, &hosts[..1000], 1).unwrap().len(), 999_000);
     }
 
     #[test]
