@@ -745,6 +745,7 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             transport,
         ));
     }
+    shared_tcp.check_hystart(sc)?;
     let round_groups = super::apps::round_groups(&sc.flows, &mut flows, sc.seed)?;
     let pcap = match &sc.trace.pcap {
         None => None,

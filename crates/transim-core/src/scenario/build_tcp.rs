@@ -8,8 +8,9 @@ use super::profiles::resolve;
 use super::schema::*;
 use crate::engine::Routes;
 use crate::sim::rng::Rng;
-use crate::sim::SECOND;
+use crate::sim::{Time, SECOND};
 use crate::tcp::adaptive::{Adaptive, DecisionMap};
+use crate::tcp::cc::CcKind;
 use crate::tcp::config::{Packetization, TcpConfig};
 use crate::tcp::connection::TcpConnection;
 use crate::tcp::receiver::TcpReceiver;
@@ -26,6 +27,22 @@ use std::sync::Arc;
 pub(super) struct SharedConfigs {
     default: Option<Arc<TcpConfig>>,
     last: Option<(Box<TcpSpec>, Arc<TcpConfig>)>,
+    /// Some flow runs CUBIC at some point (so a scenario-wide `tcp.hystart` applies).
+    pub(super) cubic_seen: bool,
+}
+
+impl SharedConfigs {
+    /// `tcp.hystart` set for the whole scenario, which no flow can use, is refused (a flow's
+    /// own `hystart` on a flow without CUBIC is refused as the flow is built).
+    pub(super) fn check_hystart(&self, sc: &Scenario) -> Result<(), ScenarioError> {
+        match sc.tcp.hystart {
+            Some(h) if h != HyStartSpec::Off && !self.cubic_seen => Err(ScenarioError::new(
+                "tcp.hystart",
+                "is CUBIC's slow start, and no flow runs CUBIC (cc = \"cubic\" or \"cubic-2.6\", a switch to one, or \"adaptive\")",
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The connection of flow `i` between nodes `(s, d)`.
@@ -97,6 +114,20 @@ pub(super) fn connection(
             }
         }
         switches.push((sw.at.0, kind));
+    }
+    let cubic = runs_cubic(&cfg, &spec, &switches);
+    shared.cubic_seen |= cubic;
+    if let Some(h) = f.tcp.as_ref().and_then(|t| t.hystart) {
+        if h != HyStartSpec::Off && !cubic {
+            return Err(ScenarioError::new(
+                format!("{path}.hystart"),
+                format!(
+                    "got \"{}\"; HyStart is CUBIC's slow start (cc = \"cubic\" or \"cubic-2.6\", or a switch to one), and this flow's cc is \"{}\"",
+                    cfg.hystart.name(),
+                    cfg.cc.name()
+                ),
+            ));
+        }
     }
     let most = (u16::MAX - timers::SWITCH) as usize;
     if switches.len() > most {
@@ -217,4 +248,13 @@ fn adaptive(
         oracle,
         decisions: vec![],
     }))
+}
+
+/// The flow runs CUBIC at some point: from the start, after a scheduled switch, or as one of
+/// the adaptive framework's variants.
+fn runs_cubic(cfg: &TcpConfig, spec: &TcpSpec, switches: &[(Time, CcKind)]) -> bool {
+    let cubic = |k: CcKind| matches!(k, CcKind::Cubic | CcKind::Cubic26);
+    cubic(cfg.cc)
+        || switches.iter().any(|&(_, k)| cubic(k))
+        || spec.cc.as_deref() == Some("adaptive")
 }

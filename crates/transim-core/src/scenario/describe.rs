@@ -146,6 +146,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "cwnd_in_packets": matches!(c.cwnd_unit, crate::tcp::config::CwndUnit::Packets),
         "halving_base": format!("{:?}", c.halving_base).to_lowercase(),
         "grow_on_exit": c.grow_on_exit,
+        "hystart": c.hystart.name(),
         "delayed_ack": delayed_ack,
         "nagle": format!("{:?}", c.nagle).to_lowercase(),
         "packetization": format!("{:?}", c.packetization).to_lowercase(),

@@ -4,6 +4,7 @@
 use super::error::ScenarioError;
 use super::schema::*;
 use crate::sim::{Time, MILLISECOND, SECOND};
+use crate::tcp::cc::hystart::HyStartMode;
 use crate::tcp::cc::CcKind;
 use crate::tcp::config::*;
 
@@ -431,6 +432,11 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
                 ))
             }
             g => g.unwrap_or(false),
+        },
+        hystart: match spec.hystart {
+            None | Some(HyStartSpec::Off) => HyStartMode::Off,
+            Some(HyStartSpec::Linux) => HyStartMode::Linux,
+            Some(HyStartSpec::Ns3) => HyStartMode::Ns3,
         },
         sackplus_detect_once: spec.sackplus_detect == Some(SackPlusDetectSpec::Once),
         sack_option_ns2,

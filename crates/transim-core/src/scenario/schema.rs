@@ -787,6 +787,18 @@ pub enum PartialAckTimerSpec {
     SlowButSteady,
 }
 
+/// CUBIC's HyStart names ([`crate::tcp::cc::hystart`]).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum HyStartSpec {
+    /// No HyStart: RFC 5681's slow start.
+    Off,
+    /// Linux's constants.
+    Linux,
+    /// ns-3's `TcpCubic` constants.
+    Ns3,
+}
+
 /// How a connection is set up.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -1028,6 +1040,10 @@ pub struct TcpSpec {
     /// option, transim's default, takes min(ssthresh, FlightSize + MSS)). Default false.
     #[serde(default)]
     pub grow_on_exit: Option<bool>,
+    /// CUBIC: leave slow start by HyStart, "off" (default), "linux" or "ns3" (each tool's
+    /// constants).
+    #[serde(default)]
+    pub hystart: Option<HyStartSpec>,
     /// SACK recovery with D-SACK: undo a recovery's window reduction once D-SACKs report
     /// every retransmission of it as received twice (RFC 3708's detection, Linux's
     /// response). Default false.
@@ -1140,6 +1156,7 @@ impl TcpSpec {
             ecn_all_packets,
             partial_ack_timer,
             grow_on_exit,
+            hystart,
             undo,
             sackplus_detect,
             sack_option,

@@ -134,6 +134,8 @@ pub struct TcpConfig {
     pub profile: &'static str,
     /// Congestion control.
     pub cc: CcKind,
+    /// CUBIC's HyStart (none for the other algorithms).
+    pub hystart: super::cc::hystart::HyStartMode,
     /// Loss recovery.
     pub recovery: Recovery,
     /// Bytes of payload in a full segment.

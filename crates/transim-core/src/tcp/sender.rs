@@ -244,7 +244,8 @@ impl TcpSender {
             cfg.rto_max,
             cfg.clock_granularity,
         );
-        let cc = cfg.cc.build();
+        let mut cc = cfg.cc.build();
+        cc.set_hystart(cfg.hystart);
         let mut rate = RateState::default();
         if cc.reads_delivery() {
             rate.keep();
@@ -967,6 +968,8 @@ impl TcpSender {
             recovering: self.snd_una < self.recover,
             delivered: self.rate.delivered(),
             sample: self.rate.take_sample(self.rtt.min_rtt),
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
         };
         self.cc.observe(&mut self.win, &info);
         if self.cc.app_limited() {
@@ -1084,6 +1087,7 @@ impl TcpSender {
     /// from the connection (cwnd and ssthresh are kept); the old one is dropped.
     pub fn switch_cc(&mut self, kind: super::cc::CcKind, now: Time) {
         let mut cc = kind.build();
+        cc.set_hystart(self.cfg.hystart);
         if cc.reads_delivery() && !self.rate.kept() {
             // Not foreseen when the connection started (it keeps the state from the start
             // for a scheduled or adaptive switch): the segments in flight count as sent now.

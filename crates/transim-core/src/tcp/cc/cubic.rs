@@ -5,8 +5,10 @@
 //! Fast convergence lowers W_max when a loss comes before the previous W_max was reached.
 //!
 //! Two parameter sets: RFC 9438 (β = 0.7) and Linux 2.6.2x (β = 819/1024, the module ns-2
-//! ships), chosen by the names "cubic" and "cubic-2.6".
+//! ships), chosen by the names "cubic" and "cubic-2.6". Either may leave slow start early by
+//! [`super::hystart`] (`tcp.hystart`; off by default: RFC 9438 makes it optional).
 
+use super::hystart::HyStart;
 use super::{AckInfo, CongestionControl, HandOver, Window};
 use crate::sim::Time;
 
@@ -26,6 +28,8 @@ pub struct Cubic {
     w_est: f64,
     /// cwnd in segments with its fraction (the shared window holds whole bytes).
     cwnd: f64,
+    /// HyStart, if this flow uses it.
+    pub hystart: Option<HyStart>,
 }
 
 impl Cubic {
@@ -49,6 +53,7 @@ impl Cubic {
             cwnd_epoch: 0.0,
             w_est: 0.0,
             cwnd: 0.0,
+            hystart: None,
         }
     }
 
@@ -67,8 +72,19 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    fn observe(&mut self, w: &mut Window, a: &AckInfo) {
+        if let (Some(h), Some(rtt)) = (&mut self.hystart, a.rtt) {
+            if a.acked > 0 && !a.recovering {
+                h.on_sample(w, a.now, rtt, self.epoch_start.map(|e| a.now - e));
+            }
+        }
+    }
+
     fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
         if w.in_slow_start() {
+            if let Some(h) = &mut self.hystart {
+                h.on_slow_start_ack(a.now, a.snd_una, a.snd_max);
+            }
             w.slow_start(a.acked);
             self.cwnd = w.cwnd as f64 / w.mss as f64;
             return;
@@ -130,6 +146,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_timeout(&mut self, w: &mut Window) {
+        if let Some(h) = &mut self.hystart {
+            h.on_timeout();
+        }
         self.epoch_start = None;
         self.cwnd = w.cwnd as f64 / w.mss as f64;
     }

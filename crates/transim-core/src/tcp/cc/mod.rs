@@ -12,6 +12,7 @@ pub mod dctcp;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
+pub mod hystart;
 pub mod illinois;
 pub mod ledbat;
 pub mod linux_reno;
@@ -235,6 +236,10 @@ pub struct AckInfo {
     /// This ACK's delivery-rate sample, if it delivered data; taken only for an algorithm
     /// that [reads it](CongestionControl::reads_delivery), `None` for the others.
     pub sample: Option<super::rate::RateSample>,
+    /// The cumulative ACK after this one (snd_una).
+    pub snd_una: u64,
+    /// The highest sequence number sent so far (snd_max).
+    pub snd_max: u64,
 }
 
 impl AckInfo {
@@ -512,6 +517,13 @@ macro_rules! dispatch {
 }
 
 impl Cc {
+    /// Give CUBIC this HyStart (`tcp.hystart`); the other algorithms have none.
+    pub fn set_hystart(&mut self, mode: hystart::HyStartMode) {
+        if let Cc::Cubic(c) = self {
+            c.hystart = hystart::HyStart::new(mode);
+        }
+    }
+
     /// The algorithm's kind.
     pub fn kind(&self) -> CcKind {
         match self {
@@ -624,6 +636,8 @@ pub(crate) mod test_support {
             recovering: false,
             delivered: 0,
             sample: None,
+            snd_una: 0,
+            snd_max: 0,
         }
     }
 }
