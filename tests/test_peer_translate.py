@@ -52,9 +52,31 @@ def test_b1_spec_carries_the_path_and_the_tcp_options() -> None:
         "connrto": "1.0",
         "clockgran": "0.001",
         "pacing": "0",
+        "hystart": "0",
     }
     assert "trace 0" in lines
     assert any("PPP header" in n for n in t.notes)
+
+
+def _hystart_and_notes(doc: dict) -> tuple[str, list[str]]:
+    t = translate(doc)
+    flow = next(x for x in t.spec.splitlines() if x.startswith("flow 0 "))
+    return dict(kv.split("=") for kv in flow.split()[8:])["hystart"], t.notes
+
+
+def test_cubics_hystart_is_set_in_ns3_as_in_transim() -> None:
+    """ns-3's TcpCubic has HyStart on by default: the driver is told transim's setting, and
+    the notes say where the two differ."""
+    doc = b1()
+    doc["tcp"]["cc"] = "cubic"
+    on, notes = _hystart_and_notes(doc)
+    assert on == "0" and any("uses HyStart by default" in n for n in notes)
+    doc["tcp"]["hystart"] = "ns3"
+    on, notes = _hystart_and_notes(doc)
+    assert on == "1" and not any("HyStart" in n for n in notes)
+    doc["tcp"]["hystart"] = "linux"
+    on, notes = _hystart_and_notes(doc)
+    assert on == "1" and any("not Linux's" in n for n in notes)
 
 
 def test_scripted_segment_drops_and_prr() -> None:

@@ -1,7 +1,8 @@
 """The cross-validation grid shared by the peer tests and the report: one base scenario
 (10 Mb/s, 20 ms each way, 100-packet queue, one bulk flow for 60 s, SACK with RFC 6675
 recovery halving ns-3's way and restarting the retransmission timer on the first partial ACK
-only, as ns-3 does) and the paths and variants run on it."""
+only, as ns-3 does) and the paths and variants run on it (CUBIC with ns-3's HyStart, on in ns-3
+by default)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,16 @@ PATHS = {
     "long-rtt": ["topology.bottleneck.delay=150ms", "topology.bottleneck.queue=300"],
     "4-flows": ["flows=[{}, {}, {}, {}]"],
 }
+
+#: Settings a variant's rows add: CUBIC leaves slow start by HyStart, with ns-3's constants,
+#: as ns-3's TcpCubic does by default.
+CC_SETS: dict[str, list[str]] = {"cubic": ["tcp.hystart=ns3"]}
+
+
+def sets(path: str, cc: str) -> list[str]:
+    """The overrides of one row of the grid: the path's, the variant, and its own settings."""
+    return PATHS[path] + [f"tcp.cc={cc}"] + CC_SETS.get(cc, [])
+
 
 #: The congestion controls the cross-validation grid runs (the translator also carries
 #: yeah, ledbat and lp for ``transim compare ns3``; their comparisons are not in the grid

@@ -463,6 +463,9 @@ main(int argc, char** argv)
     {
         Config::SetDefault("ns3::TcpSocketState::EnablePacing",
                            BooleanValue(Opt(f, "pacing") == "1"));
+        // ns-3's TcpCubic has HyStart on by default; the translator says whether transim's
+        // flow has it (tcp.hystart).
+        Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(Opt(f, "hystart") == "1"));
         auto make = [&](Ptr<Node> n) {
             Ptr<Socket> s = n->GetObject<TcpL4Protocol>()->CreateSocket(Lookup(f.cc),
                                                                        Lookup(f.recovery));

@@ -237,6 +237,18 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
             f"{path}: ns-3 leaves fast recovery with cwnd = ssthresh and grows it on that same "
             "ACK; transim follows RFC 6675 / RFC 6582 (tcp.grow_on_exit = true does as ns-3)"
         )
+    if t["cc"] == "cubic":
+        if t["hystart"] == "off":
+            notes.append(
+                f"{path}: ns-3's TcpCubic uses HyStart by default; it runs without, as transim's "
+                'flow does (tcp.hystart = "ns3" compares both with it)'
+            )
+        elif t["hystart"] == "linux":
+            notes.append(
+                f"{path}: ns-3's HyStart has its own constants (the train at min RTT, the delay "
+                "threshold min RTT clamped to 4 ms-1 s), not Linux's (min RTT / 2; min RTT / 8 "
+                'clamped to 4-16 ms): tcp.hystart = "ns3" does as ns-3'
+            )
     if t["initial_window_bytes"] % t["mss"]:
         raise _refuse(f"{path}.initial_window", "an initial window that is not whole segments")
     if abs(t["rto_max"] - 60) > 1e-6:
@@ -262,6 +274,7 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
         "connrto": repr(float(t["rto_initial"])),
         "clockgran": repr(float(t["clock_granularity"])),
         "pacing": int(pacing),
+        "hystart": int(t["hystart"] != "off"),
     }
     return " ".join(f"{k}={v}" for k, v in opts.items())
 
