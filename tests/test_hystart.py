@@ -55,6 +55,21 @@ def test_hystart_leaves_slow_start_with_the_queue_building_and_no_loss(mode: str
     assert BDP < w < BDP + QUEUE
 
 
+@pytest.mark.parametrize("mode", ["linux", "ns3"])
+def test_the_flows_result_says_when_and_how_hystart_ended_slow_start(mode: str) -> None:
+    """The result's record agrees with the trace: the first ssthresh is the exit's cwnd, set
+    at the exit's time. On this path ACKs come 2.4 ms apart (two 1.2-ms packets per delayed
+    ACK), more than the train's 2 ms, so the delay detection is the one that fires."""
+    r = transim.run(cubic(mode), trace_flows=True)
+    h = r.flows[0]["hystart"]
+    assert h["mode"] == mode and h["exit_by"] == "delay"
+    assert h["exit_cwnd_segments"] == exit_window(r)
+    tr = r.flow_trace(0)
+    first = next(i for i, x in enumerate(tr["ssthresh"]) if x < 1e12)
+    assert tr["t"][first] == pytest.approx(h["exit_at"], abs=1e-9)
+    assert "hystart" not in transim.run(cubic("off")).flows[0]
+
+
 def test_linux_constants_leave_earlier_than_ns3s() -> None:
     """Linux's threshold is min RTT / 8 (5 ms here, about 4 packets queued), ns-3's the whole
     min RTT (40 ms, 33 packets): Linux leaves slow start at the smaller window."""
@@ -114,3 +129,13 @@ def test_unknown_hystart_names_the_choices() -> None:
     assert "tcp.hystart" in str(e.value)
     for name in ("off", "linux", "ns3"):
         assert name in str(e.value)
+
+
+def test_transim_run_prints_when_hystart_ended_slow_start() -> None:
+    r = transim.run(cubic("ns3"))
+    h = r.flows[0]["hystart"]
+    text = r.table()
+    line = next(x for x in text.splitlines() if x.startswith("flow0 ") and "ns3" in x)
+    assert line.split()[-1] == "delay"
+    assert f"{h['exit_cwnd_segments']:.1f}" in line.split()
+    assert "HyStart" not in transim.run(cubic("off")).table()

@@ -90,6 +90,7 @@ def render(s: dict[str, Any]) -> str:
                 f"{f['name']:<10} {f['cc']:<9} {m['state']:<10} "
                 f"{fmt_rate(m['bandwidth_bps']):>11} {rtt:>9} {pacing:>11}"
             )
+    lines += _hystart_lines(shown)
     lines.append("")
     # Columns as wide as their widest entry (a fabric's names, a 100 Gbps rate).
     name_w = max([10, *(len(x["name"]) for x in busy)])
@@ -218,3 +219,22 @@ def _variant(f: dict[str, Any]) -> str:
 def _data_sent(f: dict[str, Any]) -> int:
     """Data packets (TCP segments) or DATA chunks (SCTP) sent."""
     return f["data_chunks_sent"] if f.get("protocol") == "sctp" else f["data_segments_sent"]
+
+
+def _hystart_lines(flows: list[dict[str, Any]]) -> list[str]:
+    """One line per flow with CUBIC's HyStart: when it ended slow start, at what window."""
+    with_hystart = [f for f in flows if f.get("hystart")]
+    if not with_hystart:
+        return []
+    head = f"{'flow':<10} {'hystart':<8} {'left slow start':>15} {'cwnd (seg)':>11} by    "
+    lines = ["", "HyStart", head.rstrip(), "-" * len(head)]
+    for f in with_hystart:
+        h = f["hystart"]
+        if h["exit_at"] is None:
+            lines.append(f"{f['name']:<10} {h['mode']:<8} {'not by HyStart':>15}")
+            continue
+        lines.append(
+            f"{f['name']:<10} {h['mode']:<8} {fmt_time(h['exit_at']):>15} "
+            f"{h['exit_cwnd_segments']:>11.1f} {h['exit_by']}"
+        )
+    return lines

@@ -132,6 +132,9 @@ pub struct TcpFlowResult {
     /// RACK-TLP only: tail loss probes sent, and retransmitted probes that repaired a loss.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tlp: Option<TlpResult>,
+    /// With CUBIC's `tcp.hystart`: which HyStart, and when it first ended slow start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hystart: Option<HyStartResult>,
     /// ACKs dropped at the receiver's own uplink buffer.
     pub ack_drops_uplink: u64,
     /// ACKs the receiver sent (SYN-ACK and FUL notifications included).
@@ -166,6 +169,20 @@ pub struct TcpFlowResult {
     pub cc_model: Option<CcModel>,
     /// Pacing rate at the end (bit/s of payload), when the sender paces.
     pub pacing_rate_bps: Option<f64>,
+}
+
+/// HyStart's part in a flow (`tcp.hystart`).
+#[derive(Clone, Debug, Serialize)]
+pub struct HyStartResult {
+    /// "linux" or "ns3".
+    pub mode: String,
+    /// When HyStart first ended slow start (s); null if slow start ended otherwise (a loss,
+    /// or ssthresh) or had not ended.
+    pub exit_at: Option<f64>,
+    /// cwnd then, in segments (it became ssthresh).
+    pub exit_cwnd_segments: Option<f64>,
+    /// Which detection: "train" or "delay".
+    pub exit_by: Option<String>,
 }
 
 /// A congestion control's path model.
@@ -315,6 +332,12 @@ pub(crate) fn collect(c: &TcpConnection, facts: &FlowFacts) -> TcpFlowResult {
             },
         },
         cc_model,
+        hystart: s.hystart().map(|(mode, exit)| HyStartResult {
+            mode: mode.name().to_string(),
+            exit_at: exit.map(|e| secs(e.at)),
+            exit_cwnd_segments: exit.map(|e| e.cwnd as f64 / cfg.mss as f64),
+            exit_by: exit.map(|e| e.by.name().to_string()),
+        }),
         pacing_rate_bps: s.pacing_rate().map(|r| r * 8.0),
     }
 }

@@ -3,6 +3,7 @@
 //!
 //! Sequence numbers are 64-bit byte offsets: the SYN is 0, data bytes are 1..=N, a FIN is N+1.
 
+use super::cc::hystart::{Exit, HyStartMode};
 use super::cc::{AckInfo, Cc, CcKind, CongestionControl, HandOver, Window};
 use super::config::{CwndUnit, HalvingBase, Nagle, TcpConfig};
 use super::rate::RateState;
@@ -115,6 +116,9 @@ pub struct SenderStats {
     pub first_timeout_at: Option<Time>,
     /// Congestion-control switches carried out (time, algorithm).
     pub switches: Vec<(Time, super::cc::CcKind)>,
+    /// HyStart of a CUBIC the connection switched away from, with its first exit (boxed:
+    /// rare, and the counters sit beside the per-ACK state).
+    pub hystart_before: Option<Box<(HyStartMode, Option<Exit>)>>,
 }
 
 /// Timestamp clock tick (1 ms, as Linux at HZ=1000).
@@ -1083,9 +1087,22 @@ impl TcpSender {
         }
     }
 
+    /// The connection's HyStart and its first exit: of the CUBIC running now, or of one it
+    /// switched away from after HyStart had ended slow start.
+    pub fn hystart(&self) -> Option<(HyStartMode, Option<Exit>)> {
+        self.stats
+            .hystart_before
+            .as_deref()
+            .copied()
+            .or_else(|| self.cc.hystart())
+    }
+
     /// Change congestion control mid-session: the new algorithm initialises its private state
     /// from the connection (cwnd and ssthresh are kept); the old one is dropped.
     pub fn switch_cc(&mut self, kind: super::cc::CcKind, now: Time) {
+        if let Some(h @ (_, Some(_))) = self.cc.hystart() {
+            self.stats.hystart_before.get_or_insert(Box::new(h));
+        }
         let mut cc = kind.build();
         cc.set_hystart(self.cfg.hystart);
         if cc.reads_delivery() && !self.rate.kept() {

@@ -73,10 +73,42 @@ const ACK_DELTA: Time = 2 * MS;
 /// RTT samples a round takes before its delay is compared.
 const MIN_SAMPLES: u8 = 8;
 
+/// Which detection ended slow start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detection {
+    /// The ACK train stretched past its share of the minimum RTT.
+    Train,
+    /// The round's RTT rose above the minimum by the threshold.
+    Delay,
+}
+
+impl Detection {
+    /// The name results use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Detection::Train => "train",
+            Detection::Delay => "delay",
+        }
+    }
+}
+
+/// When HyStart first ended slow start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exit {
+    /// The time.
+    pub at: Time,
+    /// cwnd then (bytes), which became ssthresh.
+    pub cwnd: u64,
+    /// Which detection it was.
+    pub by: Detection,
+}
+
 /// HyStart's state for one connection.
 #[derive(Clone, Debug)]
 pub struct HyStart {
     k: Constants,
+    /// The first exit (kept through timeouts).
+    first_exit: Option<Exit>,
     /// A detection ended slow start (cleared by a timeout).
     found: bool,
     round_start: Time,
@@ -113,6 +145,7 @@ impl HyStart {
         };
         Some(HyStart {
             k,
+            first_exit: None,
             found: false,
             round_start: 0,
             last_ack: 0,
@@ -132,9 +165,14 @@ impl HyStart {
         }
     }
 
-    /// True once a detection has ended slow start.
+    /// True once a detection has ended slow start (until a timeout).
     pub fn found(&self) -> bool {
         self.found
+    }
+
+    /// When HyStart first ended slow start, if it has.
+    pub fn first_exit(&self) -> Option<Exit> {
+        self.first_exit
     }
 
     /// A slow-start ACK, before the window grows: a new round begins when the cumulative
@@ -164,20 +202,27 @@ impl HyStart {
         if self.found || !w.in_slow_start() || w.segments() < LOW_WINDOW {
             return;
         }
+        let mut by = None;
         if now - self.last_ack <= ACK_DELTA {
             self.last_ack = now;
             if (now - self.round_start) as f64 > self.delay_min as f64 * self.k.train_of_min {
-                self.found = true;
+                by = Some(Detection::Train);
             }
         }
         if self.samples < MIN_SAMPLES {
             self.curr_rtt = self.curr_rtt.min(rtt);
             self.samples += 1;
         } else if self.curr_rtt > self.delay_min + self.delay_threshold() {
-            self.found = true;
+            by = by.or(Some(Detection::Delay));
         }
-        if self.found {
+        if let Some(by) = by {
+            self.found = true;
             w.ssthresh = w.cwnd;
+            self.first_exit.get_or_insert(Exit {
+                at: now,
+                cwnd: w.cwnd,
+                by,
+            });
         }
     }
 
@@ -218,6 +263,12 @@ mod tests {
             h.on_sample(&mut w, now, (rtt_ms * MS as f64) as Time, None);
             if h.found() {
                 assert_eq!(w.ssthresh, w.cwnd, "a detection ends slow start at cwnd");
+                let exit = Exit {
+                    at: now,
+                    cwnd: w.cwnd,
+                    by: Detection::Delay,
+                };
+                assert_eq!(h.first_exit(), Some(exit));
                 return Some(i);
             }
         }
@@ -261,6 +312,7 @@ mod tests {
                 }
             }
             assert_eq!(at, Some(expect_ms), "{mode:?}");
+            assert_eq!(h.first_exit().unwrap().by, Detection::Train);
         }
     }
 
@@ -302,8 +354,10 @@ mod tests {
             h.on_sample(&mut w, 203 * MS + i * 3 * MS, 60 * MS, None);
         }
         assert!(h.found());
+        let exit = h.first_exit().unwrap();
         h.on_timeout();
         assert!(!h.found() && h.delay_min == Time::MAX);
+        assert_eq!(h.first_exit(), Some(exit), "the first exit is kept");
         h.on_slow_start_ack(500 * MS, 60_000, 120_000);
         assert_eq!(
             (h.round_start, h.end_seq),

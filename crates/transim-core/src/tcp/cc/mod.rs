@@ -524,6 +524,15 @@ impl Cc {
         }
     }
 
+    /// When CUBIC's HyStart first ended slow start, and which HyStart it is (None for a flow
+    /// without one).
+    pub fn hystart(&self) -> Option<(hystart::HyStartMode, Option<hystart::Exit>)> {
+        match self {
+            Cc::Cubic(c) => c.hystart.as_ref().map(|h| (h.mode(), h.first_exit())),
+            _ => None,
+        }
+    }
+
     /// The algorithm's kind.
     pub fn kind(&self) -> CcKind {
         match self {
