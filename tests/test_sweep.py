@@ -235,3 +235,27 @@ def test_a_poisson_sweep_keeps_completion_times_by_size(tmp_path: Path) -> None:
             assert row[f"m.fct.{name}.p99"] == c["p99"]
             assert row[f"m.fct.{name}.mean"] == c["mean"]
             assert row[f"m.fct.{name}.slowdown_p99"] == c["slowdown_p99"] >= 1.0
+
+
+def test_the_sweep_ends_with_each_points_means_in_the_files_order(tmp_path: Path) -> None:
+    """The table ``transim sweep`` prints when it ends: one row per grid point, in the order
+    of ``[vary]`` (cc outer, delay inner), each the mean of its replications as
+    ``transim.sweep.load`` reads them."""
+    p = write_sweep(tmp_path, reps=2, duration="3s")
+    r = transim_cli("sweep", str(p), "--out", str(tmp_path / "o"), "--workers", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout.splitlines()
+    head = next(i for i, x in enumerate(out) if x.startswith("tcp.cc "))
+    table = [x.split() for x in out[head + 2 : head + 8]]
+    assert [(row[0], row[1]) for row in table] == [
+        (cc, d) for cc in ("reno", "cubic") for d in ("0.01", "0.02", "0.03")
+    ]
+    df = sweep.load(tmp_path / "o" / "results.sqlite")
+    for row in table:
+        delay = (df["p.topology.bottleneck.delay"] - float(row[1])).abs() < 1e-9
+        runs = df[(df["p.tcp.cc"] == row[0]) & delay]
+        assert int(row[2]) == len(runs) == 2
+        assert float(row[-2]) == pytest.approx(runs["m.retransmissions"].mean(), abs=0.05)
+        goodput = runs["m.goodput_bps"].mean()
+        shown = float(row[3]) * {"Mbps": 1e6, "kbps": 1e3}[row[4]]
+        assert shown == pytest.approx(goodput, abs=0.006 * 1e6 if row[4] == "Mbps" else 6)

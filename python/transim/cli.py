@@ -238,6 +238,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(
         f"store {out / 'results.sqlite'}: {counts.get('ok', 0)} ok, {counts.get('error', 0)} errors"
     )
+    table = sweep.glance(out / "results.sqlite", sw.name, sw.grid or {k: [] for k in sw.sample})
+    if table:
+        print(f"\n{table}")
     if args.export:
         print(f"exported to {sweep.export(out / 'results.sqlite', args.export)}")
     return 1 if o.failed else 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .execute import Outcome, execute, metrics
+from .glance import glance
 from .spec import RunSpec, Sweep, derived_seed, parse
 from .store import Store, export, load
 
@@ -22,6 +23,7 @@ __all__ = [
     "derived_seed",
     "execute",
     "export",
+    "glance",
     "load",
     "metrics",
     "parse",
