@@ -972,8 +972,6 @@ impl TcpSender {
             recovering: self.snd_una < self.recover,
             delivered: self.rate.delivered(),
             sample: self.rate.take_sample(self.rtt.min_rtt),
-            snd_una: self.snd_una,
-            snd_max: self.snd_max,
         };
         self.cc.observe(&mut self.win, &info);
         if self.cc.app_limited() {

@@ -72,18 +72,15 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
-    fn observe(&mut self, w: &mut Window, a: &AckInfo) {
-        if let (Some(h), Some(rtt)) = (&mut self.hystart, a.rtt) {
-            if a.acked > 0 && !a.recovering {
+    fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
+        if let Some(h) = &mut self.hystart {
+            if let Some(rtt) = a.rtt {
                 h.on_sample(w, a.now, rtt, self.epoch_start.map(|e| a.now - e));
             }
         }
-    }
-
-    fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
         if w.in_slow_start() {
             if let Some(h) = &mut self.hystart {
-                h.on_slow_start_ack(a.now, a.snd_una, a.snd_max);
+                h.on_slow_start_ack(a.now, a.acked, a.flight);
             }
             w.slow_start(a.acked);
             self.cwnd = w.cwnd as f64 / w.mss as f64;

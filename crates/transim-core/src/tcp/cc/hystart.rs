@@ -15,9 +15,12 @@
 //! | `linux` (Linux's `tcp_cubic`, 2.6.29 to 5.x) | min RTT / 2 | clamp(min RTT / 8, 4 ms, 16 ms) | 1 s |
 //! | `ns3` (ns-3's `TcpCubic`) | min RTT | clamp(min RTT, 4 ms, 1 s) | 10 ms |
 //!
-//! The minimum RTT here is HyStart's own: the least RTT sample of new data since the
-//! connection began or the last timeout, which also clears a detection (Linux's and ns-3's
-//! `CA_LOSS`). Linux keeps time in milliseconds (jiffies) there; transim keeps its exact time.
+//! The minimum RTT here is HyStart's own: the least RTT sample of an ACK of new data outside
+//! loss recovery since the connection began or the last timeout, which also clears a
+//! detection (Linux's and ns-3's `CA_LOSS`). Linux and ns-3 take samples in recovery too;
+//! those waited behind the lost segment, so they are not the least, and leaving them out
+//! keeps HyStart off the path every other algorithm's ACKs take. Linux keeps time in
+//! milliseconds (jiffies) there; transim keeps its exact time.
 
 use super::Window;
 use crate::sim::Time;
@@ -113,9 +116,9 @@ pub struct HyStart {
     found: bool,
     round_start: Time,
     last_ack: Time,
-    /// The round ends when the cumulative ACK passes this (the highest byte sent when it
-    /// began).
-    end_seq: u64,
+    /// Bytes of the round not yet acknowledged: the round ends when an ACK covers more (its
+    /// cumulative ACK passes what had been sent when it began).
+    left: u64,
     /// The least RTT sample of the round's first [`MIN_SAMPLES`].
     curr_rtt: Time,
     samples: u8,
@@ -149,7 +152,7 @@ impl HyStart {
             found: false,
             round_start: 0,
             last_ack: 0,
-            end_seq: 0,
+            left: 0,
             curr_rtt: Time::MAX,
             samples: 0,
             delay_min: Time::MAX,
@@ -175,25 +178,26 @@ impl HyStart {
         self.first_exit
     }
 
-    /// A slow-start ACK, before the window grows: a new round begins when the cumulative
-    /// ACK `snd_una` passes the end of the last, and runs to `snd_max`.
-    pub fn on_slow_start_ack(&mut self, now: Time, snd_una: u64, snd_max: u64) {
-        if snd_una > self.end_seq {
-            self.new_round(now, snd_max);
+    /// A slow-start ACK of `acked` new bytes, with `flight` bytes out before it, before the
+    /// window grows: once it passes the end of the round, a new round begins and runs to
+    /// the last byte sent so far (`flight − acked` bytes beyond this ACK).
+    #[inline(never)]
+    pub fn on_slow_start_ack(&mut self, now: Time, acked: u64, flight: u64) {
+        if acked > self.left {
+            self.round_start = now;
+            self.last_ack = now;
+            self.left = flight.saturating_sub(acked);
+            self.curr_rtt = Time::MAX;
+            self.samples = 0;
+        } else {
+            self.left -= acked;
         }
-    }
-
-    fn new_round(&mut self, now: Time, snd_max: u64) {
-        self.round_start = now;
-        self.last_ack = now;
-        self.end_seq = snd_max;
-        self.curr_rtt = Time::MAX;
-        self.samples = 0;
     }
 
     /// An ACK of new data outside recovery with an RTT sample, before the window grows;
     /// `since_epoch` is the time since congestion avoidance's epoch began, if one runs. In
     /// slow start from 16 segments on, a detection sets ssthresh to cwnd.
+    #[inline(never)]
     pub fn on_sample(&mut self, w: &mut Window, now: Time, rtt: Time, since_epoch: Option<Time>) {
         if since_epoch.is_some_and(|t| t < self.k.quiet_after_epoch) {
             return;
@@ -238,7 +242,7 @@ impl HyStart {
     pub fn on_timeout(&mut self) {
         self.found = false;
         self.delay_min = Time::MAX;
-        self.end_seq = 0;
+        self.left = 0;
         self.curr_rtt = Time::MAX;
         self.samples = 0;
     }
@@ -257,7 +261,7 @@ mod tests {
         // The minimum: one sample of 40 ms during the previous round.
         h.on_sample(&mut w, 0, 40 * MS, None);
         let t0 = 100 * MS;
-        h.on_slow_start_ack(t0, 1, 30_000);
+        h.on_slow_start_ack(t0, 1000, 30_000);
         for i in 0..20 {
             let now = t0 + (i as f64 * 2.4 * MS as f64) as Time;
             h.on_sample(&mut w, now, (rtt_ms * MS as f64) as Time, None);
@@ -302,7 +306,7 @@ mod tests {
             let mut w = window(32, 1000);
             h.on_sample(&mut w, 0, 40 * MS, None);
             let t0 = 100 * MS;
-            h.on_slow_start_ack(t0, 1, 50_000);
+            h.on_slow_start_ack(t0, 1000, 50_000);
             let mut at = None;
             for ms in 1..60 {
                 h.on_sample(&mut w, t0 + ms * MS, 40 * MS, None);
@@ -323,7 +327,7 @@ mod tests {
         let mut h = HyStart::new(HyStartMode::Linux).unwrap();
         let mut w = window(32, 1000);
         h.on_sample(&mut w, 0, 40 * MS, None);
-        h.on_slow_start_ack(100 * MS, 1, 50_000);
+        h.on_slow_start_ack(100 * MS, 1000, 50_000);
         for i in 1..60 {
             h.on_sample(&mut w, 100 * MS + i * 3 * MS, 40 * MS, None);
         }
@@ -332,7 +336,7 @@ mod tests {
         let mut small = window(15, 1000);
         let mut h = HyStart::new(HyStartMode::Linux).unwrap();
         h.on_sample(&mut small, 0, 40 * MS, None);
-        h.on_slow_start_ack(100 * MS, 1, 50_000);
+        h.on_slow_start_ack(100 * MS, 1000, 50_000);
         for i in 0..20 {
             h.on_sample(&mut small, 100 * MS + i * 3 * MS, 90 * MS, None);
         }
@@ -341,11 +345,14 @@ mod tests {
         // Eight high samples, then a new round: its first eight are collected afresh.
         let mut h = HyStart::new(HyStartMode::Linux).unwrap();
         h.on_sample(&mut w, 0, 40 * MS, None);
-        h.on_slow_start_ack(100 * MS, 1, 50_000);
+        h.on_slow_start_ack(100 * MS, 1000, 50_000);
         for i in 0..8 {
             h.on_sample(&mut w, 100 * MS + i * 3 * MS, 60 * MS, None);
         }
-        h.on_slow_start_ack(200 * MS, 50_001, 90_000);
+        // Up to the round's end (49,000 bytes beyond its first ACK) the round goes on.
+        h.on_slow_start_ack(150 * MS, 49_000, 60_000);
+        assert_eq!((h.round_start, h.samples), (100 * MS, 8));
+        h.on_slow_start_ack(200 * MS, 1000, 90_000);
         h.on_sample(&mut w, 203 * MS, 60 * MS, None);
         assert!(!h.found(), "the new round's first sample is only collected");
         assert_eq!(h.samples, 1);
@@ -358,10 +365,10 @@ mod tests {
         h.on_timeout();
         assert!(!h.found() && h.delay_min == Time::MAX);
         assert_eq!(h.first_exit(), Some(exit), "the first exit is kept");
-        h.on_slow_start_ack(500 * MS, 60_000, 120_000);
+        h.on_slow_start_ack(500 * MS, 1000, 120_000);
         assert_eq!(
-            (h.round_start, h.end_seq),
-            (500 * MS, 120_000),
+            (h.round_start, h.left),
+            (500 * MS, 119_000),
             "the next ACK starts a round"
         );
     }

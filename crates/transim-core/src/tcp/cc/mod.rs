@@ -236,10 +236,6 @@ pub struct AckInfo {
     /// This ACK's delivery-rate sample, if it delivered data; taken only for an algorithm
     /// that [reads it](CongestionControl::reads_delivery), `None` for the others.
     pub sample: Option<super::rate::RateSample>,
-    /// The cumulative ACK after this one (snd_una).
-    pub snd_una: u64,
-    /// The highest sequence number sent so far (snd_max).
-    pub snd_max: u64,
 }
 
 impl AckInfo {
@@ -645,8 +641,6 @@ pub(crate) mod test_support {
             recovering: false,
             delivered: 0,
             sample: None,
-            snd_una: 0,
-            snd_max: 0,
         }
     }
 }
