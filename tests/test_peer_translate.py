@@ -71,6 +71,7 @@ def test_cubics_hystart_is_set_in_ns3_as_in_transim() -> None:
     doc["tcp"]["cc"] = "cubic"
     on, notes = _hystart_and_notes(doc)
     assert on == "0" and any("uses HyStart by default" in n for n in notes)
+    assert any("byte counting" in n for n in notes)
     doc["tcp"]["hystart"] = "ns3"
     on, notes = _hystart_and_notes(doc)
     assert on == "1" and not any("HyStart" in n for n in notes)

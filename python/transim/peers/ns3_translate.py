@@ -238,6 +238,13 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
             "ACK; transim follows RFC 6675 / RFC 6582 (tcp.grow_on_exit = true does as ns-3)"
         )
     if t["cc"] == "cubic":
+        if count > 1:
+            notes.append(
+                f"{path}: ns-3's TcpCubic grows slow start by every segment acknowledged (byte "
+                "counting), transim by one MSS per ACK (RFC 5681): with delayed ACKs ns-3's "
+                "window doubles each round and transim's grows by half, so ns-3 overshoots more "
+                "where slow start ends by a loss"
+            )
         if t["hystart"] == "off":
             notes.append(
                 f"{path}: ns-3's TcpCubic uses HyStart by default; it runs without, as transim's "
