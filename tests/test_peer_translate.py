@@ -71,13 +71,26 @@ def test_cubics_hystart_is_set_in_ns3_as_in_transim() -> None:
     doc["tcp"]["cc"] = "cubic"
     on, notes = _hystart_and_notes(doc)
     assert on == "0" and any("uses HyStart by default" in n for n in notes)
-    assert any("byte counting" in n for n in notes)
     doc["tcp"]["hystart"] = "ns3"
     on, notes = _hystart_and_notes(doc)
     assert on == "1" and not any("HyStart" in n for n in notes)
     doc["tcp"]["hystart"] = "linux"
     on, notes = _hystart_and_notes(doc)
     assert on == "1" and any("not Linux's" in n for n in notes)
+
+
+def test_slow_starts_byte_counting_is_noted_where_ns3_differs() -> None:
+    """ns-3's TcpCubic counts bytes in slow start, its other variants one MSS per ACK."""
+    doc = b1()
+    doc["tcp"]["cc"] = "cubic"
+    assert any("byte counting" in n for n in _hystart_and_notes(doc)[1])
+    doc["tcp"]["byte_counting"] = "full"
+    assert not any("byte counting" in n for n in _hystart_and_notes(doc)[1])
+    doc["tcp"]["cc"] = "reno"
+    notes = _hystart_and_notes(doc)[1]
+    assert any("TcpNewReno grows slow start by one MSS" in n for n in notes)
+    doc["tcp"]["byte_counting"] = "off"
+    assert not any("slow start" in n for n in _hystart_and_notes(doc)[1])
 
 
 def test_scripted_segment_drops_and_prr() -> None:

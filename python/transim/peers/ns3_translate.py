@@ -237,13 +237,19 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
             f"{path}: ns-3 leaves fast recovery with cwnd = ssthresh and grows it on that same "
             "ACK; transim follows RFC 6675 / RFC 6582 (tcp.grow_on_exit = true does as ns-3)"
         )
+    if t["cc"] != "cubic" and t["byte_counting"] != "off":
+        notes.append(
+            f"{path}: ns-3's {CC[t['cc']].split('::')[1]} grows slow start by one MSS per ACK; "
+            f'this flow counts bytes (tcp.byte_counting = "{t["byte_counting"]}"; "off" does '
+            "as ns-3)"
+        )
     if t["cc"] == "cubic":
-        if count > 1:
+        if count > 1 and t["byte_counting"] != "full":
             notes.append(
                 f"{path}: ns-3's TcpCubic grows slow start by every segment acknowledged (byte "
                 "counting), transim by one MSS per ACK (RFC 5681): with delayed ACKs ns-3's "
                 "window doubles each round and transim's grows by half, so ns-3 overshoots more "
-                "where slow start ends by a loss"
+                'where slow start ends by a loss (tcp.byte_counting = "full" does as ns-3)'
             )
         if t["hystart"] == "off":
             notes.append(

@@ -147,6 +147,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "halving_base": format!("{:?}", c.halving_base).to_lowercase(),
         "grow_on_exit": c.grow_on_exit,
         "hystart": c.hystart.name(),
+        "byte_counting": c.byte_counting.name(),
         "delayed_ack": delayed_ack,
         "nagle": format!("{:?}", c.nagle).to_lowercase(),
         "packetization": format!("{:?}", c.packetization).to_lowercase(),

@@ -433,6 +433,17 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             }
             g => g.unwrap_or(false),
         },
+        byte_counting: match spec.byte_counting {
+            None | Some(ByteCountingSpec::Off) => ByteCounting::Off,
+            Some(_) if cwnd_unit != CwndUnitSpec::Bytes => {
+                return Err(ScenarioError::new(
+                    format!("{path}.byte_counting"),
+                    "counts bytes: it needs cwnd_unit = \"bytes\" (this flow counts packets)",
+                ))
+            }
+            Some(ByteCountingSpec::Rfc3465) => ByteCounting::Rfc3465,
+            Some(ByteCountingSpec::Full) => ByteCounting::Full,
+        },
         hystart: match spec.hystart {
             None | Some(HyStartSpec::Off) => HyStartMode::Off,
             Some(HyStartSpec::Linux) => HyStartMode::Linux,

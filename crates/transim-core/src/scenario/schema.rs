@@ -787,6 +787,18 @@ pub enum PartialAckTimerSpec {
     SlowButSteady,
 }
 
+/// Slow start's byte counting names ([`crate::tcp::config::ByteCounting`]).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ByteCountingSpec {
+    /// One SMSS per ACK at most (RFC 5681).
+    Off,
+    /// At most 2·SMSS per ACK (RFC 3465).
+    Rfc3465,
+    /// Every byte acknowledged.
+    Full,
+}
+
 /// CUBIC's HyStart names ([`crate::tcp::cc::hystart`]).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -1044,6 +1056,11 @@ pub struct TcpSpec {
     /// constants).
     #[serde(default)]
     pub hystart: Option<HyStartSpec>,
+    /// Slow start's growth per ACK: "off" (default: at most one MSS, RFC 5681), "rfc3465"
+    /// (bytes acknowledged, at most two MSS) or "full" (every byte acknowledged, as Linux's
+    /// slow start and ns-3's CUBIC).
+    #[serde(default)]
+    pub byte_counting: Option<ByteCountingSpec>,
     /// SACK recovery with D-SACK: undo a recovery's window reduction once D-SACKs report
     /// every retransmission of it as received twice (RFC 3708's detection, Linux's
     /// response). Default false.
@@ -1157,6 +1174,7 @@ impl TcpSpec {
             partial_ack_timer,
             grow_on_exit,
             hystart,
+            byte_counting,
             undo,
             sackplus_detect,
             sack_option,

@@ -127,6 +127,43 @@ pub enum HalvingBase {
     Pipe,
 }
 
+/// How much one ACK may add to cwnd in slow start (`tcp.byte_counting`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ByteCounting {
+    /// At most one SMSS per ACK (RFC 5681).
+    Off,
+    /// Bytes acknowledged, at most 2·SMSS per ACK (RFC 3465, L = 2).
+    Rfc3465,
+    /// Every byte acknowledged (Linux's `tcp_slow_start` counts every segment; ns-3's CUBIC).
+    Full,
+}
+
+impl ByteCounting {
+    /// Scenario names.
+    pub const NAMES: &'static [(&'static str, ByteCounting)] = &[
+        ("off", ByteCounting::Off),
+        ("rfc3465", ByteCounting::Rfc3465),
+        ("full", ByteCounting::Full),
+    ];
+
+    /// The scenario name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, b)| *b == self)
+            .map_or("?", |(n, _)| n)
+    }
+
+    /// The most bytes one ACK adds in slow start, for segments of `mss` bytes.
+    pub fn limit(self, mss: u32) -> u64 {
+        match self {
+            ByteCounting::Off => mss as u64,
+            ByteCounting::Rfc3465 => 2 * mss as u64,
+            ByteCounting::Full => u64::MAX,
+        }
+    }
+}
+
 /// Full configuration of a TCP connection.
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
@@ -165,6 +202,8 @@ pub struct TcpConfig {
     pub max_cwnd: Option<u64>,
     /// Counting unit of cwnd.
     pub cwnd_unit: CwndUnit,
+    /// Slow start's growth per ACK.
+    pub byte_counting: ByteCounting,
     /// What ssthresh halves.
     pub halving_base: HalvingBase,
     /// Receiver ACK policy.

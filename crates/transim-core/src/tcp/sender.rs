@@ -235,6 +235,7 @@ impl TcpSender {
             ssthresh: cfg.initial_ssthresh,
             mss,
             unit: cfg.cwnd_unit,
+            ss_limit: cfg.byte_counting.limit(mss),
             cnt: 0,
             max_cwnd: cfg.max_cwnd,
             ns2: cfg.ns2_window,

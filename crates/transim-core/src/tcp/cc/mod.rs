@@ -39,6 +39,9 @@ pub struct Window {
     pub mss: u32,
     /// Counting unit.
     pub unit: CwndUnit,
+    /// Most bytes one ACK adds in slow start (bytes counting): one MSS (RFC 5681), two (RFC
+    /// 3465's L = 2), or no limit (every byte acknowledged, as Linux and ns-3's CUBIC).
+    pub ss_limit: u64,
     /// Accumulator for congestion avoidance in packet mode (ACKs since the last increase).
     pub cnt: u64,
     /// Optional cap on cwnd.
@@ -137,7 +140,8 @@ impl Window {
     }
 
     /// Slow-start growth for one ACK that newly acknowledged `acked` bytes:
-    /// min(acked, SMSS) in bytes (RFC 5681), or one segment per ACK in packet mode.
+    /// min(acked, SMSS) in bytes (RFC 5681; `ss_limit` raises the SMSS), or one segment per
+    /// ACK in packet mode.
     #[inline]
     pub fn slow_start(&mut self, acked: u64) {
         if self.ns2 {
@@ -145,10 +149,15 @@ impl Window {
             return;
         }
         let mss = self.mss as u64;
-        self.cwnd += match self.unit {
-            CwndUnit::Bytes => acked.min(mss),
-            CwndUnit::Packets => mss,
-        };
+        match self.unit {
+            CwndUnit::Bytes if self.ss_limit > mss => {
+                // Counting bytes, slow start stops at ssthresh (Linux's `tcp_slow_start`):
+                // one cumulative ACK after a repair can cover hundreds of segments.
+                self.cwnd = (self.cwnd + acked.min(self.ss_limit)).min(self.ssthresh);
+            }
+            CwndUnit::Bytes => self.cwnd += acked.min(mss),
+            CwndUnit::Packets => self.cwnd += mss,
+        }
         self.clamp();
     }
 
@@ -619,6 +628,7 @@ pub(crate) mod test_support {
             ssthresh: ssthresh_segments * 1000,
             mss: 1000,
             unit: CwndUnit::Bytes,
+            ss_limit: 1000,
             cnt: 0,
             max_cwnd: None,
             ns2: false,
@@ -646,6 +656,56 @@ pub(crate) mod test_support {
 }
 
 #[cfg(test)]
+mod byte_counting_tests {
+    use super::test_support::window;
+    use crate::tcp::config::ByteCounting;
+
+    /// One ACK covering `acked` bytes in slow start, segments of 1000 bytes, cwnd 10 and
+    /// ssthresh 100 segments: RFC 5681 adds at most one MSS, RFC 3465 (L = 2) at most two,
+    /// full counting all of it; counting bytes stops at ssthresh.
+    fn grow(counting: ByteCounting, acked: u64, ssthresh: u64) -> u64 {
+        let mut w = window(10, ssthresh);
+        w.ss_limit = counting.limit(w.mss);
+        w.slow_start(acked);
+        w.cwnd / 1000
+    }
+
+    #[test]
+    fn each_rule_adds_what_it_counts() {
+        for (acked, off, rfc3465, full) in
+            [(1000, 11, 11, 11), (2000, 11, 12, 12), (5000, 11, 12, 15)]
+        {
+            assert_eq!(grow(ByteCounting::Off, acked, 100), off, "acked {acked}");
+            assert_eq!(
+                grow(ByteCounting::Rfc3465, acked, 100),
+                rfc3465,
+                "acked {acked}"
+            );
+            assert_eq!(grow(ByteCounting::Full, acked, 100), full, "acked {acked}");
+        }
+        // A cumulative ACK after a repair covering 300 segments: to ssthresh, not beyond.
+        assert_eq!(grow(ByteCounting::Full, 300_000, 64), 64);
+        assert_eq!(grow(ByteCounting::Full, 300_000, 1_000_000), 310);
+        // RFC 5681's one MSS is not capped at ssthresh (transim's rule before the option).
+        assert_eq!(grow(ByteCounting::Off, 2000, 10), 11);
+    }
+
+    /// With an ACK per two segments, RFC 5681's slow start grows cwnd by half each round and
+    /// counting bytes doubles it: from 10 segments, 15 and 20 after one round.
+    #[test]
+    fn one_round_of_delayed_acks() {
+        for (counting, after) in [(ByteCounting::Off, 15), (ByteCounting::Full, 20)] {
+            let mut w = window(10, 1000);
+            w.ss_limit = counting.limit(w.mss);
+            for _ in 0..5 {
+                w.slow_start(2000);
+            }
+            assert_eq!(w.cwnd / 1000, after, "{counting:?}");
+        }
+    }
+}
+
+#[cfg(test)]
 mod ns2_tests {
     use super::*;
 
@@ -655,6 +715,7 @@ mod ns2_tests {
             ssthresh: ssthresh_pkts * 1000,
             mss: 1000,
             unit: CwndUnit::Packets,
+            ss_limit: 1000,
             cnt: 0,
             max_cwnd: None,
             ns2: true,

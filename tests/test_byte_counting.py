@@ -1,0 +1,53 @@
+"""``tcp.byte_counting``: slow start's growth per ACK, RFC 5681's one MSS at most, RFC 3465's
+two, or every byte acknowledged (Linux's slow start, ns-3's CUBIC)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import transim
+from transim.peers.grid import base
+from transim.scenario import ScenarioError
+
+
+def slow_start_steps(counting: str) -> list[int]:
+    """cwnd's increments (segments) over the first slow start on the grid's clean path, with
+    an ACK per two segments."""
+    doc: dict[str, Any] = base()
+    doc["duration"] = "0.3s"
+    doc["tcp"]["byte_counting"] = counting
+    r = transim.run(doc, trace_flows=True)
+    mss = r.flows[0]["mss"]
+    cwnd = [int(c) // mss for c in r.flow_trace(0)["cwnd"]]
+    return [b - a for a, b in zip(cwnd, cwnd[1:], strict=False) if b != a]
+
+
+def test_an_ack_of_two_segments_adds_one_or_two() -> None:
+    assert set(slow_start_steps("off")) == {1}
+    steps = slow_start_steps("full")
+    # Every delayed ACK covers two segments; the only one-segment ACK is the timer's for a
+    # lone segment, if any.
+    assert steps.count(2) > 10 and set(steps) <= {1, 2}
+    assert slow_start_steps("rfc3465") == steps
+
+
+def test_the_initial_windows_acks_give_one_and_a_half_or_two_windows() -> None:
+    """The initial window's 10 segments draw 5 delayed ACKs: cwnd 10 -> 15 with one MSS per
+    ACK, 10 -> 20 with bytes counted (a round's growth: by half, or doubling)."""
+    assert 10 + sum(slow_start_steps("off")[:5]) == 15
+    assert 10 + sum(slow_start_steps("full")[:5]) == 20
+
+
+def test_byte_counting_needs_bytes() -> None:
+    doc = base()
+    doc["tcp"].update(byte_counting="full", profile="ns2")
+    with pytest.raises(ScenarioError) as e:
+        transim.run(doc)
+    assert "tcp.byte_counting" in str(e.value) and "cwnd_unit" in str(e.value)
+    doc = base()
+    doc["tcp"]["byte_counting"] = "all"
+    with pytest.raises(ScenarioError) as e:
+        transim.run(doc)
+    for name in ("off", "rfc3465", "full"):
+        assert name in str(e.value)
