@@ -149,15 +149,20 @@ impl Window {
             return;
         }
         let mss = self.mss as u64;
-        match self.unit {
-            CwndUnit::Bytes if self.ss_limit > mss => {
-                // Counting bytes, slow start stops at ssthresh (Linux's `tcp_slow_start`):
-                // one cumulative ACK after a repair can cover hundreds of segments.
-                self.cwnd = (self.cwnd + acked.min(self.ss_limit)).min(self.ssthresh);
-            }
-            CwndUnit::Bytes => self.cwnd += acked.min(mss),
-            CwndUnit::Packets => self.cwnd += mss,
-        }
+        self.cwnd += match self.unit {
+            CwndUnit::Bytes if self.ss_limit > mss => return self.count_bytes(acked),
+            CwndUnit::Bytes => acked.min(mss),
+            CwndUnit::Packets => mss,
+        };
+        self.clamp();
+    }
+
+    /// Slow start counting bytes (`ss_limit` above one MSS), which stops at ssthresh as
+    /// Linux's `tcp_slow_start` does: one cumulative ACK after a repair can cover hundreds
+    /// of segments.
+    #[cold]
+    fn count_bytes(&mut self, acked: u64) {
+        self.cwnd = (self.cwnd + acked.min(self.ss_limit)).min(self.ssthresh);
         self.clamp();
     }
 

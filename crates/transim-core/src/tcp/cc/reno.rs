@@ -7,6 +7,7 @@ use super::{AckInfo, CongestionControl, Window};
 pub struct Reno;
 
 impl CongestionControl for Reno {
+    #[inline]
     fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
         w.reno_on_ack(a.acked);
     }
