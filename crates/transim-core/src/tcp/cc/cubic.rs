@@ -28,8 +28,9 @@ pub struct Cubic {
     w_est: f64,
     /// cwnd in segments with its fraction (the shared window holds whole bytes).
     cwnd: f64,
-    /// HyStart, if this flow uses it.
-    pub hystart: Option<HyStart>,
+    /// HyStart, if this flow uses it (boxed: the congestion-control enum is as large as its
+    /// largest variant, and every flow's sender holds one).
+    pub hystart: Option<Box<HyStart>>,
 }
 
 impl Cubic {
