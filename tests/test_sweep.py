@@ -259,3 +259,21 @@ def test_the_sweep_ends_with_each_points_means_in_the_files_order(tmp_path: Path
         goodput = runs["m.goodput_bps"].mean()
         shown = float(row[3]) * {"Mbps": 1e6, "kbps": 1e3}[row[4]]
         assert shown == pytest.approx(goodput, abs=0.006 * 1e6 if row[4] == "Mbps" else 6)
+
+
+def test_the_table_orders_points_the_file_does_not_list_after_those_it_does(
+    tmp_path: Path,
+) -> None:
+    """A store can hold rows of an earlier version of a sweep with the same name; their values
+    are not in the file's grid, and mixing them with the grid's order must not fail."""
+    p = write_sweep(tmp_path, reps=1, duration="3s")
+    r = transim_cli("sweep", str(p), "--out", str(tmp_path / "o"), "--workers", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    table = sweep.glance(
+        tmp_path / "o" / "results.sqlite",
+        "t",
+        {"tcp.cc": ["cubic"], "topology.bottleneck.delay": [0.01]},
+    )
+    rows = [x.split() for x in table.splitlines()[3:]]
+    assert (rows[0][0], rows[0][1]) == ("cubic", "0.01")
+    assert [x[0] for x in rows] == ["cubic"] * 3 + ["reno"] * 3

@@ -36,9 +36,10 @@ def glance(store: str | Path, sweep: str, grid: dict[str, list[Any]], limit: int
     for rec in ok.to_dict("records"):
         point = tuple(_value(rec[c]) for c in cols)
         groups.setdefault(point, []).append(rec)
-        # The file's order of each value (its index in the grid), else the value itself.
+        # The file's order of each value (its index in the grid); a value the file does not
+        # list (a row of an earlier sweep of the same name) after those, by its text.
         order[point] = tuple(
-            grid[k].index(rec[c]) if rec[c] in grid[k] else rec[c]
+            (0, grid[k].index(rec[c]), "") if rec[c] in grid[k] else (1, 0, _value(rec[c]))
             for k, c in zip(keys, cols, strict=True)
         )
     if not groups:
