@@ -52,8 +52,9 @@ def ssthresh_after_the_loss(**tcp: object) -> float:
     [
         # RFC 5681 eq. (4): FlightSize / 2 = 27 / 2.
         ({"recovery": "newreno", "halving_base": "flight"}, 13.5),
-        # min(cwnd, rwnd) / 2 = 25 / 2.
-        ({"recovery": "newreno", "halving_base": "window"}, 12.5),
+        # min(cwnd, rwnd) / 2 in whole segments: ⌊25 / 2⌋, as Linux's tcp_reno_ssthresh
+        # (cwnd >> 1) and ns-2's halving of its window give it (12.5 before 2026-11-29).
+        ({"recovery": "newreno", "halving_base": "window"}, 12.0),
         # ns-3 without SACK: 27 less the three duplicate ACKs counted as SACKed (two from
         # Limited Transmit, one at the fast retransmit), less the head (lost), plus the head
         # back in: 24 / 2.

@@ -971,7 +971,7 @@ pub struct TcpSpec {
     /// "bytes" or "packets".
     #[serde(default)]
     pub cwnd_unit: Option<CwndUnitSpec>,
-    /// "flight" or "window".
+    /// "flight", "window" or "pipe".
     #[serde(default)]
     pub halving_base: Option<HalvingSpec>,
     /// "off", "on", "linux".

@@ -124,9 +124,11 @@ impl TcpSender {
 
     /// Before a cumulative ACK removes segments below `ack`: take their SACKed bytes out of
     /// the index and the counts above the RFC 6675 frontier, and move the frontier up to
-    /// `ack`. O(segments removed).
-    pub(crate) fn scoreboard_on_ack(&mut self, ack: u64) {
+    /// `ack`. Returns those bytes: the part of the ACK that SACKs had already reported
+    /// delivered. O(segments removed).
+    pub(crate) fn scoreboard_on_ack(&mut self, ack: u64) -> u64 {
         let (rtx, sack) = (&self.rtx, &mut self.sack);
+        let mut covered = 0;
         for (i, seg) in rtx.iter().enumerate() {
             if seg.start >= ack {
                 break;
@@ -135,6 +137,7 @@ impl TcpSender {
                 continue;
             }
             let gone = seg.end.min(ack) - seg.start;
+            covered += gone;
             sack.index.add(seg.index, -(gone as i64));
             if seg.start >= sack.lost_to {
                 sack.above_bytes -= gone;
@@ -145,6 +148,7 @@ impl TcpSender {
             }
         }
         sack.lost_to = sack.lost_to.max(ack);
+        covered
     }
 
     /// RFC 6675 IsLost() for an unSACKed segment.

@@ -5,7 +5,7 @@
 
 use super::cc::hystart::{Exit, HyStartMode};
 use super::cc::{AckInfo, Cc, CcKind, CongestionControl, HandOver, Window};
-use super::config::{CwndUnit, HalvingBase, Nagle, TcpConfig};
+use super::config::{ByteCounting, CwndUnit, HalvingBase, Nagle, TcpConfig};
 use super::rate::RateState;
 use super::rtt::RttEstimator;
 use super::timers;
@@ -236,6 +236,9 @@ impl TcpSender {
             mss,
             unit: cfg.cwnd_unit,
             ss_limit: cfg.byte_counting.limit(mss),
+            after_rto: false,
+            whole_cuts: cfg.cwnd_unit == CwndUnit::Packets
+                || cfg.halving_base == HalvingBase::Window,
             cnt: 0,
             max_cwnd: cfg.max_cwnd,
             ns2: cfg.ns2_window,
@@ -884,9 +887,11 @@ impl TcpSender {
         let mut retx_popped = 0u32;
         let mut single = None;
         let min_rtt = self.rtt.min_rtt;
-        if self.cfg.recovery.uses_sack() {
-            self.scoreboard_on_ack(ack);
-        }
+        let covered = if self.cfg.recovery.uses_sack() {
+            self.scoreboard_on_ack(ack)
+        } else {
+            0
+        };
         while let Some(seg) = self.rtx.front_mut() {
             if seg.end <= ack {
                 if !seg.delivered {
@@ -949,7 +954,15 @@ impl TcpSender {
         }
         self.dupacks = 0;
         self.lt_segments = 0;
-        self.observe(ctx.now, acked_data, sample, flight_before)
+        // Counting every byte (Linux, ns-3), an ACK counts what it newly delivered: not the
+        // bytes a SACK had already reported, or after a repair the ACK that fills the hole
+        // would count at once all the data the receiver held beyond it.
+        let counted = if self.win.ss_limit == u64::MAX {
+            acked_data.saturating_sub(covered)
+        } else {
+            acked_data
+        };
+        self.observe(ctx.now, counted, sample, flight_before)
     }
 
     /// Tell congestion control about a duplicate ACK (for its estimators and, with SACK,
@@ -1069,6 +1082,7 @@ impl TcpSender {
                 }
                 self.win.set_cwnd(mss);
                 self.win.cnt = 0;
+                self.win.after_rto = self.cfg.byte_counting == ByteCounting::Rfc3465;
                 self.cc.on_timeout(&mut self.win);
                 self.in_recovery = false;
                 self.dupacks = 0;

@@ -138,7 +138,13 @@ impl CongestionControl for Cubic {
             seg
         };
         self.epoch_start = None;
-        let ss = ((base as f64 * self.beta) as u64).max(2 * w.mss as u64);
+        let mss = w.mss as u64;
+        let ss = if w.whole_cuts {
+            // Linux's and ns-3's arithmetic: β times the whole segments of the window.
+            (((base / mss) as f64 * self.beta) as u64).max(2) * mss
+        } else {
+            ((base as f64 * self.beta) as u64).max(2 * mss)
+        };
         self.cwnd = ss as f64 / w.mss as f64;
         ss
     }
@@ -147,6 +153,11 @@ impl CongestionControl for Cubic {
         if let Some(h) = &mut self.hystart {
             h.on_timeout();
         }
+        // RFC 9438 §4.8: the first congestion avoidance after a timeout starts with K = 0
+        // and W_max at the window it starts from (Linux's and ns-3's reset of W_max on a
+        // timeout come to the same); the old W_max would make it climb concavely towards the
+        // window that had just overflowed.
+        self.w_max = 0.0;
         self.epoch_start = None;
         self.cwnd = w.cwnd as f64 / w.mss as f64;
     }
@@ -156,5 +167,38 @@ impl CongestionControl for Cubic {
         self.cwnd = w.cwnd as f64 / w.mss as f64;
         self.w_max = self.cwnd;
         self.epoch_start = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{ack, window};
+    use super::*;
+
+    /// RFC 9438 §4.8: after a timeout the first congestion avoidance starts with K = 0 and
+    /// W_max at the window it starts from, so it grows convexly from there. A loss at 100
+    /// segments, then a timeout, then avoidance from 40 segments: without the reset K would
+    /// be ∛((100 − 40) / 0.4) = 5.3 s, a concave climb back towards 100.
+    #[test]
+    fn the_first_epoch_after_a_timeout_starts_at_its_own_window() {
+        let mut c = Cubic::rfc9438();
+        let mut w = window(100, 1000);
+        w.ssthresh = c.ssthresh_on_loss(&w, w.cwnd);
+        assert_eq!(c.w_max, 100.0);
+        w.set_cwnd(1000);
+        c.on_timeout(&mut w);
+        w.cwnd = 40_000;
+        w.ssthresh = 40_000;
+        c.on_ack(&mut w, &ack(1000, 0));
+        assert_eq!((c.k, c.w_max), (0.0, 40.0));
+
+        // A loss without a timeout keeps W_max: K from the gap to it.
+        let mut c = Cubic::rfc9438();
+        let mut w = window(100, 1000);
+        c.ssthresh_on_loss(&w, w.cwnd);
+        w.cwnd = 40_000;
+        w.ssthresh = 40_000;
+        c.on_ack(&mut w, &ack(1000, 0));
+        assert!((c.k - (60.0f64 / 0.4).cbrt()).abs() < 1e-9, "K {}", c.k);
     }
 }

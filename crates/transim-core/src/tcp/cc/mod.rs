@@ -42,6 +42,14 @@ pub struct Window {
     /// Most bytes one ACK adds in slow start (bytes counting): one MSS (RFC 5681), two (RFC
     /// 3465's L = 2), or no limit (every byte acknowledged, as Linux and ns-3's CUBIC).
     pub ss_limit: u64,
+    /// In the slow start that follows a retransmission timeout with RFC 3465's counting,
+    /// whose L is then one SMSS: the ACKs of the resent data can cover much that the
+    /// receiver already held, and counting it all would send it again in one burst.
+    pub after_rto: bool,
+    /// A cut's ssthresh is a whole number of segments, at least two: counting packets, or
+    /// cutting from the window, as Linux's and ns-2's integer arithmetic (and ns-3's CUBIC
+    /// and Linux Reno) give it.
+    pub whole_cuts: bool,
     /// Accumulator for congestion avoidance in packet mode (ACKs since the last increase).
     pub cnt: u64,
     /// Optional cap on cwnd.
@@ -122,6 +130,7 @@ impl Window {
     /// After a fast retransmit: cwnd = ssthresh, or ns-2's halved window (at least one
     /// packet) plus `extra` packets of inflation.
     pub fn halve(&mut self, base: u64, extra: u64) {
+        self.after_rto = false;
         if self.ns2 {
             self.set_pkts(self.ns2_half(base).max(1.0) + extra as f64);
         } else {
@@ -159,11 +168,30 @@ impl Window {
 
     /// Slow start counting bytes (`ss_limit` above one MSS), which stops at ssthresh as
     /// Linux's `tcp_slow_start` does: one cumulative ACK after a repair can cover hundreds
-    /// of segments.
+    /// of segments. After a timeout RFC 3465's L falls to one SMSS until slow start ends.
     #[cold]
     fn count_bytes(&mut self, acked: u64) {
-        self.cwnd = (self.cwnd + acked.min(self.ss_limit)).min(self.ssthresh);
+        let limit = if self.after_rto {
+            self.mss as u64
+        } else {
+            self.ss_limit
+        };
+        self.cwnd = (self.cwnd + acked.min(limit)).min(self.ssthresh);
+        if self.cwnd >= self.ssthresh {
+            self.after_rto = false;
+        }
         self.clamp();
+    }
+
+    /// ssthresh `bytes` after a cut, in whole segments where this window takes them
+    /// ([`Window::whole_cuts`]).
+    #[inline]
+    pub fn cut(&self, bytes: u64) -> u64 {
+        if !self.whole_cuts {
+            return bytes;
+        }
+        let mss = self.mss as u64;
+        (bytes / mss).max(2) * mss
     }
 
     /// Reno congestion avoidance for one ACK: SMSS²/cwnd bytes, or one segment per cwnd ACKs.
@@ -576,7 +604,7 @@ impl CongestionControl for Cc {
     }
     #[inline]
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
-        dispatch!(self, c => c.ssthresh_on_loss(w, base))
+        w.cut(dispatch!(self, c => c.ssthresh_on_loss(w, base)))
     }
     #[inline]
     fn on_timeout(&mut self, w: &mut Window) {
@@ -597,7 +625,7 @@ impl CongestionControl for Cc {
         dispatch!(self, c => c.owns_window())
     }
     fn ssthresh_on_ecn(&mut self, w: &Window, base: u64) -> u64 {
-        dispatch!(self, c => c.ssthresh_on_ecn(w, base))
+        w.cut(dispatch!(self, c => c.ssthresh_on_ecn(w, base)))
     }
     #[inline]
     fn on_ecn_feedback(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
@@ -634,6 +662,8 @@ pub(crate) mod test_support {
             mss: 1000,
             unit: CwndUnit::Bytes,
             ss_limit: 1000,
+            after_rto: false,
+            whole_cuts: false,
             cnt: 0,
             max_cwnd: None,
             ns2: false,
@@ -719,6 +749,33 @@ mod byte_counting_tests {
             assert_eq!(w.cwnd / 1000, after, "{counting:?}");
         }
     }
+
+    /// RFC 3465's L falls to one SMSS in the slow start after a timeout, until that slow
+    /// start reaches ssthresh (or a fast retransmit ends it); full counting keeps its rule
+    /// there (the sender hands it only newly delivered bytes).
+    #[test]
+    fn after_a_timeout_rfc3465_counts_one_segment_per_ack() {
+        let mut w = window(1, 4);
+        w.ss_limit = ByteCounting::Rfc3465.limit(w.mss);
+        w.after_rto = true;
+        let mut seen = vec![];
+        for _ in 0..4 {
+            w.slow_start(5000);
+            seen.push(w.cwnd / 1000);
+        }
+        assert_eq!(seen, [2, 3, 4, 4], "one segment per ACK, up to ssthresh");
+        assert!(
+            !w.after_rto,
+            "reaching ssthresh ends the slow start after the timeout"
+        );
+        w.ssthresh = 100_000;
+        w.slow_start(5000);
+        assert_eq!(w.cwnd / 1000, 6, "L = 2 again");
+        w.after_rto = true;
+        w.ssthresh = 3000;
+        w.halve(6000, 0);
+        assert!(!w.after_rto, "a fast retransmit ends it too");
+    }
 }
 
 #[cfg(test)]
@@ -732,6 +789,8 @@ mod ns2_tests {
             mss: 1000,
             unit: CwndUnit::Packets,
             ss_limit: 1000,
+            after_rto: false,
+            whole_cuts: false,
             cnt: 0,
             max_cwnd: None,
             ns2: true,
