@@ -3,7 +3,8 @@ to show when transim and ns-3 run the same scenario.
 
 Both simulators run SACK with RFC 6675-style recovery (ns-3: Sack on, TcpClassicRecovery) and
 transim halves ns-3's way (``halving_base = "pipe"``, the rule ns-3's
-``TcpSocketBase::EnterRecovery`` applies) and restarts the retransmission timer on the first
+``TcpSocketBase::EnterRecovery`` applies; ``"window"`` for CUBIC and Linux Reno, whose ns-3
+classes cut from cwnd in whole segments) and restarts the retransmission timer on the first
 partial ACK of a recovery only (``partial_ack_timer = "impatient"``, ns-3's
 ``NewAck(ackNumber, m_isFirstPartialAck)``), so what is left is the congestion controls
 themselves. ``AGREE`` pairs must match within the goodput tolerance given; every other pair is
@@ -72,7 +73,11 @@ HTCP = (
 AGREE: dict[tuple[str, str], float] = {}
 for _cc in ("reno", "cubic", "westwood", "veno", "highspeed", "bic", "htcp", "illinois"):
     AGREE[("clean", _cc)] = CLEAN_TOL
-for _cc in ("reno", "westwood", "highspeed", "scalable", "bic", "bbr"):
+# CUBIC on the shallow path differed by -2.1 % while transim cut beta * the pipe where
+# TcpCubic::GetSsThresh cuts beta * cwnd in whole segments; with ns-3's cut (the grid's
+# halving_base = "window" for CUBIC) -1.1 %: what is left is its Reno-friendly estimate, which
+# keeps Linux's alpha = 3(1 - beta)/(1 + beta) above W_max where RFC 9438 raises it to 1.
+for _cc in ("reno", "cubic", "westwood", "highspeed", "scalable", "bic", "bbr"):
     AGREE[("shallow", _cc)] = CLEAN_TOL
 for _cc in ("reno", "veno", "highspeed", "bic", "htcp", "illinois"):
     AGREE[("long-rtt", _cc)] = CLEAN_TOL
@@ -193,30 +198,18 @@ DIFFER: dict[tuple[str, str], tuple[int, float, str]] = {
         "and times out. A scratch transim with byte counting in the first slow start: "
         "8.19 Mb/s, ns-3 8.03 (+2 %, was +16 %)",
     ),
-    ("shallow", "cubic"): (
-        -1,
-        0.01,
-        "found, ns-3's two rules (both Linux's): TcpCubic::GetSsThresh cuts beta * cwnd in "
-        "whole segments where transim cuts beta * the halving base (ns-3's bytesInFlight, as "
-        'the grid sets halving_base = "pipe" for every variant; RFC 9438 reduces flight_size), '
-        "and its TCP-friendly estimate (attribute TcpFriendliness, on) grows at "
-        "3(1 - beta)/(1 + beta) segments per window throughout, as Linux's tcp_friendliness "
-        "does, where RFC 9438 section 4.3 (and transim) raise it to 1 once the estimate passes "
-        "W_max; on this 45-packet path the Reno-friendly region is where CUBIC lives (K = 3.2 s, "
-        "80 RTTs). A scratch transim with ns-3's cut: -1.1 %; with the Linux estimate: -1.7 %; "
-        "with both: -0.8 % (45 recoveries, ns-3 48; mean queue 3.79 packets, ns-3 4.08); at 1 % "
-        "loss the same two rules move the three-seed mean from -10.8 % to -7.2 %",
-    ),
     ("lossy", "linux-reno"): (
         -1,
-        0.12,
+        0.08,
         "found, ns-3's: the ProcessAck line found for Westwood+ (on leaving CA_RECOVERY ns-3 "
         "passes `(ackNumber - oldHeadSequence) / m_segmentSize` segments, the whole recovered "
         "window) also goes to IncreaseWindow, where TcpLinuxReno's segment counter turns it "
         "into about one extra segment per recovery. transim with that one rule added (the "
-        "congestion control's per-ACK growth run on the ACK that ends recovery) moves from "
-        "2.94 to 3.54 Mb/s over three seeds, ns-3 3.66 (-3 %); its NewReno, whose per-ACK "
-        "increase ignores the count, moves 1.90 -> 1.93 (-20 % before, 2.94 vs 3.66)",
+        "congestion control's per-ACK growth run on the ACK that ends recovery) moved from "
+        "2.94 to 3.54 Mb/s over three seeds, ns-3 3.66 (-3 %), when transim still cut the "
+        "pipe; its NewReno, whose per-ACK increase ignores the count, moved 1.90 -> 1.93. "
+        "With ns-3's cut from cwnd (TcpLinuxReno::GetSsThresh: cwnd / 2; the grid's "
+        'halving_base = "window" for this variant) transim reads 3.22 Mb/s: -12 %, was -20 %',
     ),
     ("shallow", "linux-reno"): (
         -1,
@@ -224,8 +217,10 @@ DIFFER: dict[tuple[str, str], tuple[int, float, str]] = {
         "found, ns-3's, the same ProcessAck line as at 1 % loss (on leaving CA_RECOVERY "
         "IncreaseWindow gets `(ackNumber - oldHeadSequence) / m_segmentSize` segments, about "
         "one more segment per recovery for TcpLinuxReno's counter); with ~50 recoveries in "
-        "60 s on this path it shows: transim with that rule added goes from -3.8 % to -0.7 % "
-        "(54 recoveries, ns-3 56); NewReno, which ignores the count, agrees within 0.1 %",
+        "60 s on this path it shows: transim with that rule added went from -3.8 % to -0.7 % "
+        "(54 recoveries, ns-3 56) when it cut the pipe; NewReno, which ignores the count, "
+        "agrees within 0.1 %. With ns-3's cut from cwnd (the grid's halving_base = "
+        '"window" for this variant) -2.5 %',
     ),
     ("long-rtt", "linux-reno"): (
         +1,

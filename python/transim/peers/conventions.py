@@ -2,9 +2,10 @@
 
 Where ns-3 departs from the RFCs, or from transim's defaults, in ways a scenario can state,
 this sets transim the same way, so that what is left between the two simulators is their
-models: ns-3 halves the pipe rather than FlightSize, restarts the retransmission timer on the
-first partial ACK only, acknowledges the first data segment at once, grows cwnd on the ACK
-that ends fast recovery, and frames every packet with a 2-byte PPP header. On the
+models: ns-3 halves the pipe rather than FlightSize (its CUBIC and Linux Reno cut from cwnd
+instead), restarts the retransmission timer on the first partial ACK only, acknowledges the
+first data segment at once, grows cwnd on the ACK that ends fast recovery, and frames every
+packet with a 2-byte PPP header. On the
 cross-validation grid's deterministic paths, with all five, the two send the same segments at
 the same times (README, "Cross-validation against ns-3").
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 from .. import _core
 from ..scenario import ScenarioError, to_json
-from .ns3_translate import PPP_BYTES
+from .ns3_translate import CUT_FROM_CWND, PPP_BYTES
 
 #: The TCP settings every flow takes (``grow_on_exit`` follows, where SACK recovery runs).
 NS3_TCP: dict[str, Any] = {
@@ -29,9 +30,9 @@ NS3_TCP: dict[str, Any] = {
 
 #: What ``with_ns3_conventions`` sets, for the comparison's notes.
 SUMMARY = (
-    'transim set to ns-3\'s conventions: halving_base = "pipe", partial_ack_timer = '
-    '"impatient", quickacks = 1, grow_on_exit = true (SACK recovery and NewReno), overhead = '
-    "2 on every link"
+    'transim set to ns-3\'s conventions: halving_base = "pipe" ("window" for CUBIC and Linux '
+    'Reno), partial_ack_timer = "impatient", quickacks = 1, grow_on_exit = true (SACK recovery '
+    "and NewReno), overhead = 2 on every link"
 )
 
 _FLOW_GROW = re.compile(r"flows\[(\d+)\]\.tcp\.grow_on_exit")
@@ -99,9 +100,21 @@ def _set_tcp(doc: dict[str, Any]) -> None:
     raise ScenarioError("cannot set tcp.grow_on_exit where SACK recovery runs", "tcp.grow_on_exit")
 
 
+def _cut_from_cwnd(doc: dict[str, Any]) -> None:
+    """Give each flow whose variant ns-3 cuts from cwnd (``CUT_FROM_CWND``) that halving
+    base, on the flow's own settings (the engine says which variant each flow runs)."""
+    described = json.loads(_core.describe(to_json(doc)))["flows"]
+    flows = doc.get("flows") or []
+    for i, d in enumerate(described):
+        if d.get("protocol") == "tcp" and d["tcp"]["cc"] in CUT_FROM_CWND:
+            if i < len(flows) and isinstance(flows[i], dict):
+                flows[i].setdefault("tcp", {})["halving_base"] = "window"
+
+
 def with_ns3_conventions(doc: dict[str, Any]) -> dict[str, Any]:
     """A copy of a prepared scenario with ns-3's conventions set (see the module's text)."""
     doc = copy.deepcopy(doc)
     _frame_links(doc)
     _set_tcp(doc)
+    _cut_from_cwnd(doc)
     return doc

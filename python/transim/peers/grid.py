@@ -2,7 +2,7 @@
 (10 Mb/s, 20 ms each way, 100-packet queue, one bulk flow for 60 s, SACK with RFC 6675
 recovery halving ns-3's way and restarting the retransmission timer on the first partial ACK
 only, as ns-3 does) and the paths and variants run on it (CUBIC with ns-3's HyStart, on in ns-3
-by default)."""
+by default; CUBIC and Linux Reno cutting from cwnd, as their ns-3 classes do)."""
 
 from __future__ import annotations
 
@@ -49,8 +49,13 @@ PATHS = {
 }
 
 #: Settings a variant's rows add: CUBIC leaves slow start by HyStart, with ns-3's constants,
-#: as ns-3's TcpCubic does by default.
-CC_SETS: dict[str, list[str]] = {"cubic": ["tcp.hystart=ns3"]}
+#: as ns-3's TcpCubic does by default; CUBIC and Linux Reno cut ssthresh from cwnd in whole
+#: segments, as ``TcpCubic::GetSsThresh`` and ``TcpLinuxReno::GetSsThresh`` do (the others
+#: cut the pipe their socket passes, the base's ``halving_base = "pipe"``).
+CC_SETS: dict[str, list[str]] = {
+    "cubic": ["tcp.hystart=ns3", "tcp.halving_base=window"],
+    "linux-reno": ["tcp.halving_base=window"],
+}
 
 
 def sets(path: str, cc: str) -> list[str]:

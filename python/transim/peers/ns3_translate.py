@@ -37,6 +37,18 @@ CC = {
     "lp": "ns3::TcpLp",
 }
 
+#: The variants whose ns-3 class cuts from cwnd, not from the ``BytesInFlight()`` its socket
+#: passes: ``TcpCubic::GetSsThresh`` takes β·cwnd and ``TcpLinuxReno::GetSsThresh`` cwnd / 2,
+#: on a fast retransmit and on a timeout alike.
+CUT_FROM_CWND = ("cubic", "linux-reno")
+
+#: What each ``tcp.halving_base`` cuts from, for the notes.
+HALVING_NAMES = {
+    "flight": "FlightSize (RFC 5681, RFC 9438)",
+    "pipe": "the pipe",
+    "window": "cwnd",
+}
+
 #: ns-3 recovery for transim's: NewReno without SACK and RFC 6675 with it both map to ns-3's
 #: classic recovery (cwnd = ssthresh, inflated per duplicate ACK; with SACK its scoreboard
 #: follows RFC 6675's IsLost / NextSeg), and RFC 6675 with ``tcp.prr`` to ns-3's PRR (its
@@ -223,7 +235,15 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
     else:
         count, timeout = 2, d["timeout"]
         notes.append(f"{path}: Linux's quick-ACK/delayed-ACK heuristics become ns-3's every 2nd")
-    if t["halving_base"] != "pipe" and t["recovery"] != "tahoe":
+    if t["cc"] in CUT_FROM_CWND:
+        if t["halving_base"] != "window" and t["recovery"] != "tahoe":
+            notes.append(
+                f"{path}: ns-3's {CC[t['cc']].split('::')[1]} cuts ssthresh from cwnd on a loss "
+                f"and on a timeout, transim from {HALVING_NAMES[t['halving_base']]}: the two "
+                "differ wherever recovery or a timeout finds them apart (tcp.halving_base = "
+                '"window" does as ns-3)'
+            )
+    elif t["halving_base"] != "pipe" and t["recovery"] != "tahoe":
         # The largest of these effects wherever there is loss: ns-3's NewReno gets about
         # 30 % less goodput at 1 % loss (README, "Cross-validation against ns-3").
         notes.append(

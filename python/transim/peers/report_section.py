@@ -104,10 +104,11 @@ def cross_validation(out: Path, scale: str) -> str:
     return "\n\n".join(
         [
             f"{ns3.describe()}; each run 60 s, SACK on in both, transim halving ns-3's way "
-            '(`halving_base = "pipe"`) and restarting the retransmission timer on the first '
-            'partial ACK only, as ns-3 does (`partial_ack_timer = "impatient"`); CUBIC '
-            'leaves slow start by HyStart with ns-3\'s constants in both (`hystart = "ns3"`; '
-            "ns-3's TcpCubic has it on by default).",
+            '(`halving_base = "pipe"`; `"window"`, cwnd in whole segments, for CUBIC and '
+            "Linux Reno, whose ns-3 classes cut from cwnd) and restarting the retransmission "
+            "timer on the first partial ACK only, as ns-3 does (`partial_ack_timer = "
+            '"impatient"`); CUBIC leaves slow start by HyStart with ns-3\'s constants in both '
+            '(`hystart = "ns3"`; ns-3\'s TcpCubic has it on by default).',
             "\n".join(lines),
             "Segment by segment (reno with RFC 6675 recovery), every data segment each sender "
             "put on the wire, in order, with three more of ns-3's conventions set in transim: "
