@@ -256,7 +256,7 @@ def test_the_sweep_ends_with_each_points_means_in_the_files_order(tmp_path: Path
         runs = df[(df["p.tcp.cc"] == row[0]) & delay]
         assert int(row[2]) == len(runs) == 2
         assert float(row[-2]) == pytest.approx(runs["m.retransmissions"].mean(), abs=0.05)
-        goodput = runs["m.goodput_bps"].mean()
+        goodput = runs["m.aggregate_goodput_bps"].mean()
         shown = float(row[3]) * {"Mbps": 1e6, "kbps": 1e3}[row[4]]
         assert shown == pytest.approx(goodput, abs=0.006 * 1e6 if row[4] == "Mbps" else 6)
 

@@ -68,3 +68,26 @@ def test_the_cut_summary_refuses_what_is_not_one() -> None:
         _core.summary_slim('{"flows": 3, "links": []}', ["goodput_bps"], [])
     with pytest.raises(TypeError):
         _core.summary_slim(3, [], [])  # type: ignore[arg-type]  # what is checked
+
+
+def test_aggregate_goodput_is_the_data_over_the_time_the_flows_were_active() -> None:
+    """Two flows that each had a 10 Mb/s link to themselves for half a 10-s run: their
+    goodputs, each over its own active time, sum to 20 Mb/s; their aggregate is 10."""
+    half = 10e6 * 5 / 8
+    flows = [
+        {"start": s, "active_time": 5.0, "bytes_delivered": half, "goodput_bps": 10e6, "drops": {}}
+        for s in (0.0, 5.0)
+    ]
+    m = metrics({"flows": flows, "links": [], "events": 0, "simulated_time": 10.0})
+    assert m["goodput_bps"] == 20e6
+    assert m["aggregate_goodput_bps"] == pytest.approx(10e6)
+
+
+def test_the_dumbbells_aggregate_stays_within_its_bottleneck() -> None:
+    """The shipped dumbbell (10 Mb/s, the second flow from 2 s): all the data over 30 s."""
+    doc = prepare(SCENARIOS / "dumbbell.toml", [])[0]
+    [row] = run_batch([_job(doc, True)])
+    flows = row["summary"]["flows"]
+    data = sum(f["bytes_delivered"] for f in flows) * 8
+    assert row["metrics"]["aggregate_goodput_bps"] == pytest.approx(data / 30.0)
+    assert row["metrics"]["aggregate_goodput_bps"] <= 10e6

@@ -1,6 +1,7 @@
-"""What ``transim sweep`` prints when it ends: each grid point's goodput, retransmissions and
-timeouts, averaged over its runs (replications and random draws), so a sweep's outcome can be
-read at a glance before it is loaded for analysis (``transim.sweep.load``)."""
+"""What ``transim sweep`` prints when it ends: each grid point's aggregate goodput,
+retransmissions and timeouts, averaged over its runs (replications and random draws), so a
+sweep's outcome can be read at a glance before it is loaded for analysis
+(``transim.sweep.load``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,15 @@ LIMIT = 24
 
 def _value(v: Any) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _aggregate(rec: dict[str, Any]) -> float:
+    """A run's aggregate goodput; a row stored before sweeps kept it (an earlier sweep of the
+    same name) has only the flows' goodputs summed, which for one flow is the same."""
+    v = rec.get("m.aggregate_goodput_bps")
+    if v is None or v != v:  # missing, or NaN in a frame that mixes old and new rows
+        return float(rec["m.goodput_bps"])
+    return float(v)
 
 
 def glance(store: str | Path, sweep: str, grid: dict[str, list[Any]], limit: int = LIMIT) -> str:
@@ -51,14 +61,15 @@ def glance(store: str | Path, sweep: str, grid: dict[str, list[Any]], limit: int
         + f"  {'runs':>4}  {'goodput':>11}  {'± sd':>11}  {'rtx':>8}  {'RTOs':>6}"
     )
     lines = [
-        "each point: its runs' mean of the flows' goodputs summed, their standard deviation, "
-        "and the mean retransmissions and timeouts",
+        "each point: its runs' mean aggregate goodput (all flows' data over the time they "
+        "were active together), its standard deviation, and the mean retransmissions and "
+        "timeouts",
         head,
         "-" * len(head),
     ]
     for point in points[:limit]:
         recs = groups[point]
-        g = [r["m.goodput_bps"] for r in recs]
+        g = [_aggregate(r) for r in recs]
         sd = fmt_rate(stdev(g)) if len(g) > 1 else "-"
         rtx = mean(r["m.retransmissions"] for r in recs)
         rto = mean(r["m.timeouts"] for r in recs)
