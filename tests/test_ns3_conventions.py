@@ -70,3 +70,19 @@ def test_flows_recovering_as_reno_keep_grow_on_exit_off() -> None:
     assert {ln["overhead"] for ln in d["links"]} == {2}
     assert doc["flows"][1]["tcp"]["halving_base"] == "window", "the input is left as it was"
     assert all(out["tcp"][k] == v for k, v in NS3_TCP.items())
+
+
+def test_cubic_and_linux_reno_flows_cut_from_cwnd() -> None:
+    """TcpCubic::GetSsThresh takes beta * cwnd and TcpLinuxReno::GetSsThresh cwnd / 2: those
+    flows get halving_base = "window", the others ns-3's pipe; the [tcp] table's variant
+    counts for the flows that do not name their own."""
+    doc, _ = prepare(ROOT / "benches" / "b1.toml")
+    doc["tcp"]["cc"] = "linux-reno"
+    doc["flows"] = [{"app": {"kind": "bulk"}, "tcp": {"cc": c}} for c in ("cubic", "reno")]
+    doc["flows"].append({"app": {"kind": "bulk"}})
+    flows = described(with_ns3_conventions(doc))["flows"]
+    assert [(f["tcp"]["cc"], f["tcp"]["halving_base"]) for f in flows] == [
+        ("cubic", "window"),
+        ("reno", "pipe"),
+        ("linux-reno", "window"),
+    ]

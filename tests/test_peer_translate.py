@@ -223,3 +223,15 @@ def test_refuses_generated_topologies() -> None:
     with pytest.raises(ScenarioError) as e:
         translate(doc)
     assert e.value.path == "topology.kind" and "fat_tree" in e.value.message
+
+
+@pytest.mark.parametrize("cc, name", [("cubic", "TcpCubic"), ("linux-reno", "TcpLinuxReno")])
+def test_cubic_and_linux_reno_are_noted_unless_they_cut_from_cwnd(cc: str, name: str) -> None:
+    """ns-3's TcpCubic and TcpLinuxReno cut from cwnd, not from the pipe the others cut."""
+    doc = b1()
+    doc["tcp"].update(cc=cc, halving_base="pipe")
+    notes = translate(doc).notes
+    assert any(f"ns-3's {name} cuts ssthresh from cwnd" in n and "the pipe" in n for n in notes)
+    assert not any("ns-3 halves the pipe" in n for n in notes)
+    doc["tcp"]["halving_base"] = "window"
+    assert not any("cuts ssthresh" in n or "halves" in n for n in translate(doc).notes)
