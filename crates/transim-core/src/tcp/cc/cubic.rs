@@ -12,15 +12,19 @@ use super::hystart::HyStart;
 use super::{AckInfo, CongestionControl, HandOver, Window};
 use crate::sim::Time;
 
+/// CUBIC's scaling constant C (segments / s³), the same in RFC 9438 and Linux.
+pub const C: f64 = 0.4;
+
 /// CUBIC state, in segments.
 #[derive(Clone, Debug)]
 pub struct Cubic {
     /// Multiplicative decrease factor β.
     pub beta: f64,
-    /// Scaling constant C (segments / s³).
-    pub c: f64,
-    /// Window before the last reduction (segments).
+    /// W_max (segments): the window before the last reduction, lowered by fast convergence.
     pub w_max: f64,
+    /// cwnd_prior (segments): the window before the last reduction, as it was (RFC 9438
+    /// §4.3: the Reno-friendly estimate grows at α = 1 once it reaches this, not W_max).
+    pub cwnd_prior: f64,
     /// K (s) of the current epoch.
     pub k: f64,
     epoch_start: Option<Time>,
@@ -47,8 +51,8 @@ impl Cubic {
     fn with_beta(beta: f64) -> Self {
         Cubic {
             beta,
-            c: 0.4,
             w_max: 0.0,
+            cwnd_prior: 0.0,
             k: 0.0,
             epoch_start: None,
             cwnd_epoch: 0.0,
@@ -60,7 +64,19 @@ impl Cubic {
 
     /// W_cubic(t) in segments.
     pub fn w_cubic(&self, t: f64) -> f64 {
-        self.c * (t - self.k).powi(3) + self.w_max
+        C * (t - self.k).powi(3) + self.w_max
+    }
+
+    /// The Reno-friendly estimate's growth per window (RFC 9438 §4.3): 3(1 − β)/(1 + β)
+    /// until the estimate reaches cwnd_prior, then 1. (Until W_max, as a draft had it, would
+    /// raise it sooner after fast convergence had lowered W_max: faster growth just where
+    /// CUBIC should yield.)
+    fn alpha(&self) -> f64 {
+        if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+        }
     }
 
     fn sync(&mut self, w: &Window) {
@@ -92,7 +108,7 @@ impl CongestionControl for Cubic {
         let acked_segs = (a.acked as f64 / mss).max(1.0);
         let epoch = *self.epoch_start.get_or_insert_with(|| {
             if self.cwnd < self.w_max {
-                self.k = ((self.w_max - self.cwnd) / self.c).cbrt();
+                self.k = ((self.w_max - self.cwnd) / C).cbrt();
             } else {
                 self.k = 0.0;
                 self.w_max = self.cwnd;
@@ -108,12 +124,7 @@ impl CongestionControl for Cubic {
             0.0
         };
         let target = self.w_cubic(t + rtt).clamp(self.cwnd, 1.5 * self.cwnd);
-        // Reno-friendly estimate (RFC 9438 §4.3): α = 3(1−β)/(1+β) until W_max, then 1.
-        let alpha = if self.w_est >= self.w_max {
-            1.0
-        } else {
-            3.0 * (1.0 - self.beta) / (1.0 + self.beta)
-        };
+        let alpha = self.alpha();
         self.w_est += alpha * acked_segs / self.cwnd;
         if self.w_cubic(t) < self.w_est {
             self.cwnd = self.cwnd.max(self.w_est);
@@ -131,6 +142,7 @@ impl CongestionControl for Cubic {
 
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
         let seg = w.cwnd as f64 / w.mss as f64;
+        self.cwnd_prior = seg;
         // Fast convergence (RFC 9438 §4.7).
         self.w_max = if seg < self.w_max {
             seg * (1.0 + self.beta) / 2.0
@@ -166,6 +178,7 @@ impl CongestionControl for Cubic {
         // Start a fresh epoch at the current window: it is W_max, and growth is convex.
         self.cwnd = w.cwnd as f64 / w.mss as f64;
         self.w_max = self.cwnd;
+        self.cwnd_prior = self.cwnd;
         self.epoch_start = None;
     }
 }
@@ -200,5 +213,23 @@ mod tests {
         w.ssthresh = 40_000;
         c.on_ack(&mut w, &ack(1000, 0));
         assert!((c.k - (60.0f64 / 0.4).cbrt()).abs() < 1e-9, "K {}", c.k);
+    }
+
+    /// Fast convergence lowers W_max, not the point where the Reno-friendly estimate speeds
+    /// up: a loss at 100 segments, then one at 80 (W_max (1 + 0.7) / 2 · 80 = 68); the
+    /// estimate grows at 3 · 0.3 / 1.7 = 0.53 per window until it reaches 80.
+    #[test]
+    fn the_reno_friendly_estimate_speeds_up_at_the_window_before_the_loss() {
+        let mut c = Cubic::rfc9438();
+        let mut w = window(100, 1000);
+        c.ssthresh_on_loss(&w, w.cwnd);
+        w.cwnd = 80_000;
+        c.ssthresh_on_loss(&w, w.cwnd);
+        assert!((c.w_max - 68.0).abs() < 1e-9 && c.cwnd_prior == 80.0);
+        let slow = 3.0 * (1.0 - 0.7) / (1.0 + 0.7);
+        for (w_est, alpha) in [(56.0, slow), (70.0, slow), (79.9, slow), (80.0, 1.0)] {
+            c.w_est = w_est;
+            assert_eq!(c.alpha(), alpha, "W_est {w_est}");
+        }
     }
 }
