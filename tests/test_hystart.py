@@ -127,7 +127,7 @@ def test_unknown_hystart_names_the_choices() -> None:
     with pytest.raises(ScenarioError) as e:
         transim.run(cubic("fast"))
     assert "tcp.hystart" in str(e.value)
-    for name in ("off", "linux", "ns3"):
+    for name in ("off", "linux", "ns3", "rfc9406"):
         assert name in str(e.value)
 
 
@@ -139,3 +139,28 @@ def test_transim_run_prints_when_hystart_ended_slow_start() -> None:
     assert line.split()[-1] == "delay"
     assert f"{h['exit_cwnd_segments']:.1f}" in line.split()
     assert "HyStart" not in transim.run(cubic("off")).table()
+
+
+def test_hystart_plus_plus_slows_to_a_quarter_then_leaves_slow_start() -> None:
+    """HyStart++ (RFC 9406) on the clean path: slow start grows one MSS per delayed ACK until
+    a round's least RTT rises 5 ms (40 / 8) above the last round's; then Conservative Slow
+    Start grows a quarter MSS per ACK for 5 rounds, and ssthresh becomes cwnd. No loss
+    before that: the first ssthresh is the exit's window."""
+    r = transim.run(cubic("rfc9406"), trace_flows=True)
+    f, tr = r.flows[0], r.flow_trace(0)
+    h = f["hystart"]
+    assert h["mode"] == "rfc9406" and h["exit_by"] == "css"
+    assert h["exit_cwnd_segments"] == exit_window(r)
+    mss = f["mss"]
+    steps = [
+        (float(b) - float(a)) / mss
+        for t, a, b in zip(tr["t"][1:], tr["cwnd"], tr["cwnd"][1:], strict=False)
+        if t <= h["exit_at"] and b != a
+    ]
+    css = steps.index(0.25)
+    assert set(steps[:css]) == {1.0} and set(steps[css:]) == {0.25}, steps
+    # CSS began with the queue building (past the path's BDP) and its 5 rounds grew the
+    # window by about 1.125x each (a quarter of slow start's 1.5x with delayed ACKs).
+    start = 10 + css
+    assert BDP < start < h["exit_cwnd_segments"]
+    assert 1.125**4 < h["exit_cwnd_segments"] / start < 1.125**6

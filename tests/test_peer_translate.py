@@ -235,3 +235,11 @@ def test_cubic_and_linux_reno_are_noted_unless_they_cut_from_cwnd(cc: str, name:
     assert not any("ns-3 halves the pipe" in n for n in notes)
     doc["tcp"]["halving_base"] = "window"
     assert not any("cuts ssthresh" in n or "halves" in n for n in translate(doc).notes)
+
+
+def test_hystart_plus_plus_is_refused_naming_the_field() -> None:
+    doc = b1()
+    doc["tcp"].update(cc="cubic", hystart="rfc9406")
+    with pytest.raises(ScenarioError) as e:
+        translate(doc)
+    assert e.value.path == "tcp.hystart" and "RFC 9406" in str(e.value)

@@ -271,6 +271,8 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
                 "window doubles each round and transim's grows by half, so ns-3 overshoots more "
                 'where slow start ends by a loss (tcp.byte_counting = "full" does as ns-3)'
             )
+        if t["hystart"] == "rfc9406":
+            raise _refuse(f"{path}.hystart", "HyStart++ (RFC 9406; ns-3's TcpCubic has HyStart)")
         if t["hystart"] == "off":
             notes.append(
                 f"{path}: ns-3's TcpCubic uses HyStart by default; it runs without, as transim's "

@@ -448,6 +448,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             None | Some(HyStartSpec::Off) => HyStartMode::Off,
             Some(HyStartSpec::Linux) => HyStartMode::Linux,
             Some(HyStartSpec::Ns3) => HyStartMode::Ns3,
+            Some(HyStartSpec::Rfc9406) => HyStartMode::Rfc9406,
         },
         sackplus_detect_once: spec.sackplus_detect == Some(SackPlusDetectSpec::Once),
         sack_option_ns2,

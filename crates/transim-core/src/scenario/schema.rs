@@ -809,6 +809,8 @@ pub enum HyStartSpec {
     Linux,
     /// ns-3's `TcpCubic` constants.
     Ns3,
+    /// HyStart++ (RFC 9406).
+    Rfc9406,
 }
 
 /// How a connection is set up.

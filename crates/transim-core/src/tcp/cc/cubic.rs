@@ -91,12 +91,23 @@ impl Cubic {
 impl CongestionControl for Cubic {
     fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
         if let Some(h) = &mut self.hystart {
-            if let Some(rtt) = a.rtt {
+            if h.plus_plus() {
+                if w.in_slow_start() {
+                    h.on_plus_plus_ack(w, a.now, a.acked, a.flight, a.rtt);
+                    if w.in_slow_start() {
+                        let before = w.cwnd;
+                        w.slow_start(a.acked);
+                        h.plus_plus_grow(w, before);
+                        self.cwnd = w.cwnd as f64 / w.mss as f64;
+                        return;
+                    }
+                }
+            } else if let Some(rtt) = a.rtt {
                 h.on_sample(w, a.now, rtt, self.epoch_start.map(|e| a.now - e));
             }
         }
         if w.in_slow_start() {
-            if let Some(h) = &mut self.hystart {
+            if let Some(h) = self.hystart.as_deref_mut().filter(|h| !h.plus_plus()) {
                 h.on_slow_start_ack(a.now, a.acked, a.flight);
             }
             w.slow_start(a.acked);
@@ -143,6 +154,9 @@ impl CongestionControl for Cubic {
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64 {
         let seg = w.cwnd as f64 / w.mss as f64;
         self.cwnd_prior = seg;
+        if let Some(h) = &mut self.hystart {
+            h.on_reduction();
+        }
         // Fast convergence (RFC 9438 §4.7).
         self.w_max = if seg < self.w_max {
             seg * (1.0 + self.beta) / 2.0

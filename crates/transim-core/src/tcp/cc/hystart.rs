@@ -21,7 +21,11 @@
 //! those waited behind the lost segment, so they are not the least, and leaving them out
 //! keeps HyStart off the path every other algorithm's ACKs take. Linux keeps time in
 //! milliseconds (jiffies) there; transim keeps its exact time.
+//!
+//! `rfc9406` is HyStart++ ([`super::hystart_pp`]): it keeps its own rounds and samples, and
+//! shares only the record of the exit with these.
 
+use super::hystart_pp::PlusPlus;
 use super::Window;
 use crate::sim::Time;
 
@@ -37,6 +41,8 @@ pub enum HyStartMode {
     Linux,
     /// ns-3's `TcpCubic` constants (its default).
     Ns3,
+    /// HyStart++ (RFC 9406; [`super::hystart_pp`]).
+    Rfc9406,
 }
 
 impl HyStartMode {
@@ -45,6 +51,7 @@ impl HyStartMode {
         ("off", HyStartMode::Off),
         ("linux", HyStartMode::Linux),
         ("ns3", HyStartMode::Ns3),
+        ("rfc9406", HyStartMode::Rfc9406),
     ];
 
     /// The scenario name.
@@ -83,6 +90,8 @@ pub enum Detection {
     Train,
     /// The round's RTT rose above the minimum by the threshold.
     Delay,
+    /// HyStart++: the rounds of Conservative Slow Start ran out.
+    Css,
 }
 
 impl Detection {
@@ -91,6 +100,7 @@ impl Detection {
         match self {
             Detection::Train => "train",
             Detection::Delay => "delay",
+            Detection::Css => "css",
         }
     }
 }
@@ -109,7 +119,11 @@ pub struct Exit {
 /// HyStart's state for one connection.
 #[derive(Clone, Debug)]
 pub struct HyStart {
+    mode: HyStartMode,
     k: Constants,
+    /// HyStart++'s own state (with [`HyStartMode::Rfc9406`], which uses nothing else here
+    /// but the exit's record).
+    pp: Option<PlusPlus>,
     /// The first exit (kept through timeouts).
     first_exit: Option<Exit>,
     /// A detection ended slow start (cleared by a timeout).
@@ -131,7 +145,7 @@ impl HyStart {
     pub fn new(mode: HyStartMode) -> Option<Self> {
         let k = match mode {
             HyStartMode::Off => return None,
-            HyStartMode::Linux => Constants {
+            HyStartMode::Linux | HyStartMode::Rfc9406 => Constants {
                 train_of_min: 0.5,
                 delay_of_min: 0.125,
                 delay_lo: 4 * MS,
@@ -147,7 +161,9 @@ impl HyStart {
             },
         };
         Some(HyStart {
+            mode,
             k,
+            pp: (mode == HyStartMode::Rfc9406).then(PlusPlus::default),
             first_exit: None,
             found: false,
             round_start: 0,
@@ -161,10 +177,49 @@ impl HyStart {
 
     /// Which constants these are.
     pub fn mode(&self) -> HyStartMode {
-        if self.k.train_of_min == 1.0 {
-            HyStartMode::Ns3
-        } else {
-            HyStartMode::Linux
+        self.mode
+    }
+
+    /// True for HyStart++, whose ACKs go to [`HyStart::on_plus_plus_ack`] and
+    /// [`HyStart::plus_plus_grow`] instead of the other methods.
+    pub fn plus_plus(&self) -> bool {
+        self.pp.is_some()
+    }
+
+    /// HyStart++: a slow-start ACK (see [`PlusPlus::on_ack`]), before the window grows; when
+    /// Conservative Slow Start's rounds run out, ssthresh becomes cwnd.
+    #[inline(never)]
+    pub fn on_plus_plus_ack(
+        &mut self,
+        w: &mut Window,
+        now: Time,
+        acked: u64,
+        flight: u64,
+        rtt: Option<Time>,
+    ) {
+        let Some(pp) = &mut self.pp else { return };
+        if pp.on_ack(acked, flight, rtt) {
+            self.found = true;
+            w.ssthresh = w.cwnd;
+            self.first_exit.get_or_insert(Exit {
+                at: now,
+                cwnd: w.cwnd,
+                by: Detection::Css,
+            });
+        }
+    }
+
+    /// HyStart++: after slow start grew `w` from `before` bytes, a quarter of it in CSS.
+    pub fn plus_plus_grow(&mut self, w: &mut Window, before: u64) {
+        if let Some(pp) = &mut self.pp {
+            pp.grow(w, before);
+        }
+    }
+
+    /// A reduction (a loss or ECN): HyStart++ leaves the later slow starts to RFC 5681.
+    pub fn on_reduction(&mut self) {
+        if let Some(pp) = &mut self.pp {
+            pp.end();
         }
     }
 
@@ -240,6 +295,7 @@ impl HyStart {
     /// next slow-start ACK begins a new round (Linux and ns-3 begin it at the timeout; the
     /// first ACK after it comes one RTT later, before cwnd can reach 16 segments again).
     pub fn on_timeout(&mut self) {
+        self.on_reduction();
         self.found = false;
         self.delay_min = Time::MAX;
         self.left = 0;

@@ -13,6 +13,7 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod hystart;
+pub mod hystart_pp;
 pub mod illinois;
 pub mod ledbat;
 pub mod linux_reno;
