@@ -26,6 +26,7 @@ from .report_examples import (
     _incast,
     _linux_slowstart,
     _many_flows,
+    _slow_start_exits,
     _wireless,
 )
 from .report_reordering import reordering_section
@@ -289,6 +290,20 @@ SECTIONS = [
         _linux_slowstart,
         "transim run scenarios/linux-slowstart.toml --plot",
         ("linux-slowstart.toml",),
+    ),
+    Section(
+        "slow-start-exits",
+        "How CUBIC's first slow start ends",
+        "scenarios/slow-start-exits.toml: one CUBIC flow on 10 Mbps / 20 ms with a 100-packet "
+        "queue, for 3 s, run four ways with tcp.hystart. Without HyStart slow start ends when "
+        "the queue overflows. HyStart ends it when a round's RTT rises above the minimum (by "
+        "min RTT / 8 clamped to 4-16 ms with Linux's constants, by the whole min RTT with "
+        "ns-3's) and sets ssthresh there. HyStart++ (RFC 9406, which RFC 9438 recommends) "
+        "compares each round's least RTT with the last round's; at a rise it grows a quarter "
+        "as fast for 5 rounds (Conservative Slow Start), then sets ssthresh.",
+        _slow_start_exits,
+        "transim run scenarios/slow-start-exits.toml --set tcp.hystart=rfc9406 --plot",
+        ("slow-start-exits.toml",),
     ),
 ]
 

@@ -340,3 +340,56 @@ def _linux_slowstart(out: Path, scale: str) -> str:
     r.write(out)
     plot_sequence(r, out / "sequence.png")
     return _flow_table([("linux-2.6", r)]) + "\n\n![sequence](linux-slowstart/sequence.png)"
+
+
+#: The slow-start exits compared, in the order shown.
+HYSTARTS = (
+    ("off", "no HyStart"),
+    ("linux", "HyStart, Linux's constants"),
+    ("ns3", "HyStart, ns-3's constants"),
+    ("rfc9406", "HyStart++ (RFC 9406)"),
+)
+
+
+def _slow_start_exits(out: Path, scale: str) -> str:
+    """CUBIC's first slow start on one path, ended four ways: each run's exit and losses, and
+    their windows on one figure beside what the path holds."""
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [
+        "| slow start | ended by | at | window then (segments) | retransmissions | goodput |",
+        "|---|---|---|---|---|---|",
+    ]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for mode, label in HYSTARTS:
+        r = run(
+            SCENARIOS / "slow-start-exits.toml",
+            overrides=[f"tcp.hystart={mode}"],
+            trace_flows=True,
+        )
+        f, tr = r.flows[0], r.flow_trace(0)
+        h = f.get("hystart") or {}
+        if h.get("exit_by"):
+            ended = {"delay": "delay rise", "train": "ACK train", "css": "end of CSS"}
+            how, at = ended[h["exit_by"]], fmt_time(h["exit_at"])
+            window = f"{h['exit_cwnd_segments']:.1f}"
+        else:
+            how, at, window = "a loss", "-", "-"
+        rows.append(
+            f"| {label} | {how} | {at} | {window} | {f['retransmissions']} | "
+            f"{fmt_rate(f['goodput_bps'])} |"
+        )
+        ax.step(tr["t"], tr["cwnd"] / f["mss"], where="post", lw=1.0, label=label)
+    # 40 ms of 1,500-byte packets at 10 Mb/s in flight, plus the 100-packet queue.
+    holds = 0.040 / (1500 * 8 / 10e6) + 100
+    ax.axhline(holds, color="grey", ls=":", lw=1.0, label=f"the path holds {holds:.0f}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments)")
+    ax.set_xlim(0, 2)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "cwnd.png", dpi=110)
+    plt.close(fig)
+    return "\n".join(rows) + "\n\n![cwnd in slow start](slow-start-exits/cwnd.png)"

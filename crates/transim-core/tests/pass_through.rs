@@ -56,6 +56,7 @@ fn scenario_files_give_the_same_results_with_fewer_events() {
         ("forced-drops.toml", true),
         ("incast.toml", false),
         ("linux-slowstart.toml", true),
+        ("slow-start-exits.toml", true),
         ("many-flows.toml", false),
         ("reordering.toml", false),
         ("slow-reader.toml", true),
