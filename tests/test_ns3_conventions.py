@@ -86,3 +86,13 @@ def test_cubic_and_linux_reno_flows_cut_from_cwnd() -> None:
         ("reno", "pipe"),
         ("linux-reno", "window"),
     ]
+
+
+def test_an_entry_with_a_count_gets_its_variants_cut() -> None:
+    doc, _ = prepare(ROOT / "benches" / "b1.toml")
+    doc["flows"] = [
+        {"app": {"kind": "bulk"}, "count": 2, "tcp": {"cc": "reno"}},
+        {"app": {"kind": "bulk"}, "tcp": {"cc": "cubic"}},
+    ]
+    flows = described(with_ns3_conventions(doc))["flows"]
+    assert [f["tcp"]["halving_base"] for f in flows] == ["pipe", "pipe", "window"]

@@ -243,3 +243,25 @@ def test_hystart_plus_plus_is_refused_naming_the_field() -> None:
     with pytest.raises(ScenarioError) as e:
         translate(doc)
     assert e.value.path == "tcp.hystart" and "RFC 9406" in str(e.value)
+
+
+def test_an_entry_with_a_count_stands_for_its_flows() -> None:
+    """The engine builds count copies of an entry; the notes and refusals name the entry
+    (flows[1] is the third flow here). Indexing the entries by flow failed with an
+    IndexError before."""
+    doc = b1()
+    doc["flows"] = [
+        {"app": {"kind": "bulk"}, "count": 2, "tcp": {"cc": "reno"}},
+        {"app": {"kind": "bulk"}, "tcp": {"cc": "cubic"}},
+    ]
+    t = translate(doc)
+    assert [ln.split()[6] for ln in t.spec.splitlines() if ln.startswith("flow ")] == [
+        "ns3::TcpNewReno",
+        "ns3::TcpNewReno",
+        "ns3::TcpCubic",
+    ]
+    assert any(n.startswith("flows[1].tcp: ns-3's TcpCubic uses HyStart") for n in t.notes)
+    doc["flows"][1]["tcp"]["cc"] = "cubic-2.6"
+    with pytest.raises(ScenarioError) as e:
+        translate(doc)
+    assert e.value.path == "flows[1].tcp.cc" and "no ns-3 counterpart" in str(e.value)

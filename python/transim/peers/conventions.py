@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import _core
 from ..scenario import ScenarioError, to_json
-from .ns3_translate import CUT_FROM_CWND, PPP_BYTES
+from .ns3_translate import CUT_FROM_CWND, PPP_BYTES, flow_entries
 
 #: The TCP settings every flow takes (``grow_on_exit`` follows, where SACK recovery runs).
 NS3_TCP: dict[str, Any] = {
@@ -105,10 +105,10 @@ def _cut_from_cwnd(doc: dict[str, Any]) -> None:
     base, on the flow's own settings (the engine says which variant each flow runs)."""
     described = json.loads(_core.describe(to_json(doc)))["flows"]
     flows = doc.get("flows") or []
-    for i, d in enumerate(described):
+    for d, k in zip(described, flow_entries(doc, len(described)), strict=True):
         if d.get("protocol") == "tcp" and d["tcp"]["cc"] in CUT_FROM_CWND:
-            if i < len(flows) and isinstance(flows[i], dict):
-                flows[i].setdefault("tcp", {})["halving_base"] = "window"
+            if k >= 0 and isinstance(flows[k], dict):
+                flows[k].setdefault("tcp", {})["halving_base"] = "window"
 
 
 def with_ns3_conventions(doc: dict[str, Any]) -> dict[str, Any]:

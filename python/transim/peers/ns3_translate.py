@@ -178,6 +178,16 @@ def _check_direction(d: dict[str, Any]) -> None:
         raise _refuse(f"{where} drops", "drops before the queue (ns-3 drops at the receiver)")
 
 
+def flow_entries(doc: dict[str, Any], n: int) -> list[int]:
+    """For each of the ``n`` flows the engine built, the index of the ``[[flows]]`` entry it
+    comes from: an entry with ``count = c`` stands for c flows in a row. A flow beyond the
+    entries (a traffic pattern's) has none: -1."""
+    out: list[int] = []
+    for k, e in enumerate(doc.get("flows") or []):
+        out += [k] * int(e.get("count") or 1 if isinstance(e, dict) else 1)
+    return (out + [-1] * n)[:n]
+
+
 def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
     path = f"flows[{i}].tcp" if i >= 0 else "tcp"
     if t["cc"] not in CC:
@@ -338,15 +348,19 @@ def translate(
     lines.append(f"mtu {max(mtus | {1500})}")
     lines += [f"node {n}" for n in d["nodes"]]
     lines += _channels(d["links"])
+    entries = flow_entries(doc, len(d["flows"]))
     for i, f in enumerate(d["flows"]):
+        k = entries[i]
+        entry = doc["flows"][k] if k >= 0 else {}
+        where = f"flows[{k}]" if k >= 0 else f"flows[{i}]"
         if f["protocol"] != "tcp":
-            raise _refuse(f"flows[{i}].protocol", "SCTP (ns-3's SCTP is not in its mainline)")
+            raise _refuse(f"{where}.protocol", "SCTP (ns-3's SCTP is not in its mainline)")
         if f["app"] not in ("bulk", "finite"):
             raise _refuse(
-                f"flows[{i}].app.kind", f"got {f['app']!r}; the translator takes bulk and finite"
+                f"{where}.app.kind", f"got {f['app']!r}; the translator takes bulk and finite"
             )
         t = f["tcp"]
-        opts = _tcp_options(i if doc["flows"][i].get("tcp") else -1, t, notes)
+        opts = _tcp_options(k if isinstance(entry, dict) and entry.get("tcp") else -1, t, notes)
         recovery = ns3_recovery or ("prr" if t["prr"] else "classic")
         lines.append(
             f"flow {i} {f['src']} {f['dst']} {f['start']!r} {f['bytes'] or 0} {CC[t['cc']]} "
