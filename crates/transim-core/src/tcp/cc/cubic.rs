@@ -91,26 +91,14 @@ impl Cubic {
 impl CongestionControl for Cubic {
     fn on_ack(&mut self, w: &mut Window, a: &AckInfo) {
         if let Some(h) = &mut self.hystart {
-            if h.plus_plus() {
-                if w.in_slow_start() {
-                    h.on_plus_plus_ack(w, a.now, a.acked, a.flight, a.rtt);
-                    if w.in_slow_start() {
-                        let before = w.cwnd;
-                        w.slow_start(a.acked);
-                        h.plus_plus_grow(w, before);
-                        self.cwnd = w.cwnd as f64 / w.mss as f64;
-                        return;
-                    }
-                }
-            } else if let Some(rtt) = a.rtt {
-                h.on_sample(w, a.now, rtt, self.epoch_start.map(|e| a.now - e));
-            }
+            h.on_ack(w, a, self.epoch_start.map(|e| a.now - e));
         }
         if w.in_slow_start() {
-            if let Some(h) = self.hystart.as_deref_mut().filter(|h| !h.plus_plus()) {
-                h.on_slow_start_ack(a.now, a.acked, a.flight);
-            }
+            let before = w.cwnd;
             w.slow_start(a.acked);
+            if let Some(h) = &mut self.hystart {
+                h.after_slow_start_growth(w, a, before);
+            }
             self.cwnd = w.cwnd as f64 / w.mss as f64;
             return;
         }

@@ -26,7 +26,7 @@
 //! shares only the record of the exit with these.
 
 use super::hystart_pp::PlusPlus;
-use super::Window;
+use super::{AckInfo, Window};
 use crate::sim::Time;
 
 const MS: Time = 1_000_000;
@@ -180,39 +180,36 @@ impl HyStart {
         self.mode
     }
 
-    /// True for HyStart++, whose ACKs go to [`HyStart::on_plus_plus_ack`] and
-    /// [`HyStart::plus_plus_grow`] instead of the other methods.
-    pub fn plus_plus(&self) -> bool {
-        self.pp.is_some()
-    }
-
-    /// HyStart++: a slow-start ACK (see [`PlusPlus::on_ack`]), before the window grows; when
+    /// An ACK of new data, before the window grows; `since_epoch` is the time since
+    /// congestion avoidance's epoch began, if one runs. HyStart takes the ACK's RTT sample
+    /// ([`HyStart::on_sample`]); HyStart++ looks at slow-start ACKs only, and when
     /// Conservative Slow Start's rounds run out, ssthresh becomes cwnd.
     #[inline(never)]
-    pub fn on_plus_plus_ack(
-        &mut self,
-        w: &mut Window,
-        now: Time,
-        acked: u64,
-        flight: u64,
-        rtt: Option<Time>,
-    ) {
-        let Some(pp) = &mut self.pp else { return };
-        if pp.on_ack(acked, flight, rtt) {
+    pub fn on_ack(&mut self, w: &mut Window, a: &AckInfo, since_epoch: Option<Time>) {
+        let Some(pp) = &mut self.pp else {
+            if let Some(rtt) = a.rtt {
+                self.on_sample(w, a.now, rtt, since_epoch);
+            }
+            return;
+        };
+        if w.in_slow_start() && pp.on_ack(a.acked, a.flight, a.rtt) {
             self.found = true;
             w.ssthresh = w.cwnd;
             self.first_exit.get_or_insert(Exit {
-                at: now,
+                at: a.now,
                 cwnd: w.cwnd,
                 by: Detection::Css,
             });
         }
     }
 
-    /// HyStart++: after slow start grew `w` from `before` bytes, a quarter of it in CSS.
-    pub fn plus_plus_grow(&mut self, w: &mut Window, before: u64) {
-        if let Some(pp) = &mut self.pp {
-            pp.grow(w, before);
+    /// After slow start grew `w` from `before` bytes on ACK `a`: HyStart counts the ACK
+    /// towards its round ([`HyStart::on_slow_start_ack`]); HyStart++ keeps a quarter of the
+    /// growth in Conservative Slow Start.
+    pub fn after_slow_start_growth(&mut self, w: &mut Window, a: &AckInfo, before: u64) {
+        match &mut self.pp {
+            Some(pp) => pp.grow(w, before),
+            None => self.on_slow_start_ack(a.now, a.acked, a.flight),
         }
     }
 
