@@ -242,6 +242,11 @@ impl PacketStore {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Bytes of the slots allocated (held or free).
+    pub fn allocated_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>() + self.free.capacity() * 4
+    }
 }
 
 #[cfg(test)]
