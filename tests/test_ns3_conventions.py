@@ -86,6 +86,9 @@ def test_cubic_and_linux_reno_flows_cut_from_cwnd() -> None:
         ("reno", "pipe"),
         ("linux-reno", "window"),
     ]
+    # TcpCubic::IncreaseWindow returns unless the socket is cwnd-limited; TcpNewReno grows
+    # on every ACK (and TcpLinuxReno's slow start does, so it keeps "always").
+    assert [f["tcp"]["cwnd_growth"] for f in flows] == ["cwnd_limited", "always", "always"]
 
 
 def test_an_entry_with_a_count_gets_its_variants_cut() -> None:

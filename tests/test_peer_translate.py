@@ -237,6 +237,23 @@ def test_cubic_and_linux_reno_are_noted_unless_they_cut_from_cwnd(cc: str, name:
     assert not any("cuts ssthresh" in n or "halves" in n for n in translate(doc).notes)
 
 
+def test_growth_while_not_cwnd_limited_is_noted_where_ns3_differs() -> None:
+    """ns-3's TcpCubic grows only while cwnd-limited, its TcpNewReno on every ACK, its
+    TcpLinuxReno holds congestion avoidance alone."""
+    doc = b1()
+
+    def noted(cc: str, growth: str) -> list[str]:
+        doc["tcp"].update(cc=cc, cwnd_growth=growth)
+        return [n for n in translate(doc).notes if "cwnd-limited" in n or "cwnd limits" in n]
+
+    assert any("ns-3's TcpCubic grows cwnd only while" in n for n in noted("cubic", "always"))
+    assert noted("cubic", "cwnd_limited") == []
+    assert any("TcpNewReno grows cwnd on every ACK" in n for n in noted("reno", "cwnd_limited"))
+    assert noted("reno", "always") == []
+    assert any("only in congestion avoidance" in n for n in noted("linux-reno", "cwnd_limited"))
+    assert noted("linux-reno", "always") == []
+
+
 def test_hystart_plus_plus_is_refused_naming_the_field() -> None:
     doc = b1()
     doc["tcp"].update(cc="cubic", hystart="rfc9406")

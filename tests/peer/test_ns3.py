@@ -443,3 +443,25 @@ def test_cubic_long_path_with_byte_counting_agrees(ns3) -> None:  # noqa: ANN001
         cuts.append([w[i] for i in range(1, len(t)) if t[i] > 36 and w[i] < w[i - 1] - 50])
     assert len(cuts[0]) == len(cuts[1]) >= 3, cuts
     assert all(abs(x - y) <= 0.02 * y for x, y in zip(*cuts, strict=True)), cuts
+
+
+def test_cubic_held_by_the_receive_window_stops_growing_as_ns3s(ns3) -> None:  # noqa: ANN001
+    """A 64 KiB receive window (45 segments) on a 100 Mb/s path whose BDP is eight times
+    that. ns-3's TcpCubic grows only while the socket is cwnd-limited; ``--as-ns3`` sets
+    ``cwnd_growth = "cwnd_limited"`` for CUBIC. Both windows stop at 47 segments, an ACK of
+    two segments past the 45 in flight (slow start counts bytes, as ns-3's CUBIC does, so
+    that both reach the receive window in the same rounds). Growing on every ACK, transim's
+    window reaches about 1,560 segments in the 3 s."""
+    overrides = [
+        "tcp.cc=cubic",
+        "tcp.rcv_buf=64KiB",
+        "topology.bottleneck.rate=100Mbps",
+        "duration=3s",
+        "tcp.byte_counting=full",
+    ]
+    c = compare_ns3(scenario(), overrides, trace_flows=[0], ns3=ns3, as_ns3=True)
+    ours, theirs = (max(w) for _, w in (c.transim.cwnd[0], c.ns3.cwnd[0]))
+    assert 65_536 // 1448 < ours <= theirs <= ours + 1, (ours, theirs)
+    assert c.diff("goodput_mbps") == pytest.approx(0, abs=0.02)
+    grown = run(scenario(), [*overrides, "tcp.cwnd_growth=always"], trace_flows=True)
+    assert grown.flow_trace(0)["cwnd"].max() / 1448 > 20 * theirs

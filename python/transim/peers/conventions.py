@@ -4,8 +4,8 @@ Where ns-3 departs from the RFCs, or from transim's defaults, in ways a scenario
 this sets transim the same way, so that what is left between the two simulators is their
 models: ns-3 halves the pipe rather than FlightSize (its CUBIC and Linux Reno cut from cwnd
 instead), restarts the retransmission timer on the first partial ACK only, acknowledges the
-first data segment at once, grows cwnd on the ACK that ends fast recovery, and frames every
-packet with a 2-byte PPP header. On the
+first data segment at once, grows cwnd on the ACK that ends fast recovery (and its CUBIC only
+while cwnd limits the sender), and frames every packet with a 2-byte PPP header. On the
 cross-validation grid's deterministic paths, with all five, the two send the same segments at
 the same times (README, "Cross-validation against ns-3").
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import _core
 from ..scenario import ScenarioError, to_json
-from .ns3_translate import CUT_FROM_CWND, PPP_BYTES, flow_entries
+from .ns3_translate import CUT_FROM_CWND, GROW_WHEN_CWND_LIMITED, PPP_BYTES, flow_entries
 
 #: The TCP settings every flow takes (``grow_on_exit`` follows, where SACK recovery runs).
 NS3_TCP: dict[str, Any] = {
@@ -32,7 +32,7 @@ NS3_TCP: dict[str, Any] = {
 SUMMARY = (
     'transim set to ns-3\'s conventions: halving_base = "pipe" ("window" for CUBIC and Linux '
     'Reno), partial_ack_timer = "impatient", quickacks = 1, grow_on_exit = true (SACK recovery '
-    "and NewReno), overhead = 2 on every link"
+    'and NewReno), cwnd_growth = "cwnd_limited" for CUBIC, overhead = 2 on every link'
 )
 
 _FLOW_GROW = re.compile(r"flows\[(\d+)\]\.tcp\.grow_on_exit")
@@ -100,15 +100,20 @@ def _set_tcp(doc: dict[str, Any]) -> None:
     raise ScenarioError("cannot set tcp.grow_on_exit where SACK recovery runs", "tcp.grow_on_exit")
 
 
-def _cut_from_cwnd(doc: dict[str, Any]) -> None:
-    """Give each flow whose variant ns-3 cuts from cwnd (``CUT_FROM_CWND``) that halving
-    base, on the flow's own settings (the engine says which variant each flow runs)."""
+def _per_variant(doc: dict[str, Any]) -> None:
+    """Give each flow the settings its variant's ns-3 class implies, on the flow's own
+    settings (the engine says which variant each flow runs): the cut from cwnd
+    (``CUT_FROM_CWND``), and growth only while cwnd-limited (``GROW_WHEN_CWND_LIMITED``)."""
     described = json.loads(_core.describe(to_json(doc)))["flows"]
     flows = doc.get("flows") or []
     for d, k in zip(described, flow_entries(doc, len(described)), strict=True):
-        if d.get("protocol") == "tcp" and d["tcp"]["cc"] in CUT_FROM_CWND:
-            if k >= 0 and isinstance(flows[k], dict):
-                flows[k].setdefault("tcp", {})["halving_base"] = "window"
+        if d.get("protocol") != "tcp" or k < 0 or not isinstance(flows[k], dict):
+            continue
+        cc = d["tcp"]["cc"]
+        if cc in CUT_FROM_CWND:
+            flows[k].setdefault("tcp", {})["halving_base"] = "window"
+        if cc in GROW_WHEN_CWND_LIMITED:
+            flows[k].setdefault("tcp", {})["cwnd_growth"] = "cwnd_limited"
 
 
 def with_ns3_conventions(doc: dict[str, Any]) -> dict[str, Any]:
@@ -116,5 +121,5 @@ def with_ns3_conventions(doc: dict[str, Any]) -> dict[str, Any]:
     doc = copy.deepcopy(doc)
     _frame_links(doc)
     _set_tcp(doc)
-    _cut_from_cwnd(doc)
+    _per_variant(doc)
     return doc

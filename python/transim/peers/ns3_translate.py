@@ -42,6 +42,11 @@ CC = {
 #: on a fast retransmit and on a timeout alike.
 CUT_FROM_CWND = ("cubic", "linux-reno")
 
+#: The variants whose ns-3 class grows cwnd only while the socket's ``m_isCwndLimited`` is
+#: set: ``TcpCubic::IncreaseWindow`` returns at once otherwise (``TcpLinuxReno`` holds only
+#: congestion avoidance, and the others grow on every ACK).
+GROW_WHEN_CWND_LIMITED = ("cubic",)
+
 #: What each ``tcp.halving_base`` cuts from, for the notes.
 HALVING_NAMES = {
     "flight": "FlightSize (RFC 5681, RFC 9438)",
@@ -188,6 +193,31 @@ def flow_entries(doc: dict[str, Any], n: int) -> list[int]:
     return (out + [-1] * n)[:n]
 
 
+def _growth_note(path: str, t: dict[str, Any], notes: list[str]) -> None:
+    """Where ns-3's variant and the flow's ``cwnd_growth`` differ on growing cwnd while the
+    receive window or the application, not cwnd, holds the sender back."""
+    name = CC[t["cc"]].split("::")[1]
+    held = t["cwnd_growth"] == "cwnd_limited"
+    if t["cc"] in GROW_WHEN_CWND_LIMITED and not held:
+        notes.append(
+            f"{path}: ns-3's {name} grows cwnd only while cwnd limits the sender, transim's "
+            "flow on every ACK: where the receive window or the application holds the sender "
+            "back, transim's window grows and ns-3's stays (tcp.cwnd_growth = \"cwnd_limited\" "
+            "does as ns-3)"
+        )
+    elif t["cc"] == "linux-reno" and held:
+        notes.append(
+            f"{path}: ns-3's {name} holds cwnd while not cwnd-limited only in congestion "
+            "avoidance and grows slow start on every ACK; this flow holds both"
+        )
+    elif t["cc"] not in GROW_WHEN_CWND_LIMITED and t["cc"] != "linux-reno" and held:
+        notes.append(
+            f"{path}: ns-3's {name} grows cwnd on every ACK, also while the receive window or "
+            "the application holds the sender back; this flow only while cwnd limits it "
+            '(tcp.cwnd_growth = "always" does as ns-3)'
+        )
+
+
 def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
     path = f"flows[{i}].tcp" if i >= 0 else "tcp"
     if t["cc"] not in CC:
@@ -262,6 +292,7 @@ def _tcp_options(i: int, t: dict[str, Any], notes: list[str]) -> str:
             "5681: ns-3 cuts deeper, and gets less goodput where losses are frequent "
             '(tcp.halving_base = "pipe" does as ns-3)'
         )
+    _growth_note(path, t, notes)
     if not t["grow_on_exit"]:
         notes.append(
             f"{path}: ns-3 leaves fast recovery with cwnd = ssthresh and grows it on that same "

@@ -148,6 +148,7 @@ fn tcp_options(c: &TcpConfig) -> Value {
         "grow_on_exit": c.grow_on_exit,
         "hystart": c.hystart.name(),
         "byte_counting": c.byte_counting.name(),
+        "cwnd_growth": c.cwnd_growth.name(),
         "delayed_ack": delayed_ack,
         "nagle": format!("{:?}", c.nagle).to_lowercase(),
         "packetization": format!("{:?}", c.packetization).to_lowercase(),

@@ -444,6 +444,10 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             Some(ByteCountingSpec::Rfc3465) => ByteCounting::Rfc3465,
             Some(ByteCountingSpec::Full) => ByteCounting::Full,
         },
+        cwnd_growth: match spec.cwnd_growth.unwrap_or(d.cwnd_growth) {
+            CwndGrowthSpec::Always => CwndGrowth::Always,
+            CwndGrowthSpec::CwndLimited => CwndGrowth::CwndLimited,
+        },
         hystart: match spec.hystart {
             None | Some(HyStartSpec::Off) => HyStartMode::Off,
             Some(HyStartSpec::Linux) => HyStartMode::Linux,
@@ -496,6 +500,7 @@ struct Defaults {
     rto_min: Time,
     rto_max: Time,
     granularity: Time,
+    cwnd_growth: CwndGrowthSpec,
 }
 
 fn defaults(p: Profile) -> (&'static str, Defaults) {
@@ -528,6 +533,7 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 rto_min: SECOND,
                 rto_max: 60 * SECOND,
                 granularity: MILLISECOND,
+                cwnd_growth: CwndGrowthSpec::Always,
             },
         ),
         // Linux 2.6.15-era: timestamps (MSS 1448), IW table, packet-counted cwnd, quick-ACK
@@ -561,6 +567,9 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 rto_min: 200 * MILLISECOND,
                 rto_max: 120 * SECOND,
                 granularity: MILLISECOND,
+                // tcp_reno_cong_avoid and bictcp_cong_avoid return at once unless
+                // tcp_is_cwnd_limited (in_flight >= snd_cwnd without TSO).
+                cwnd_growth: CwndGrowthSpec::CwndLimited,
             },
         ),
         // ns-2.35 Agent/TCP defaults: packetSize_ 1000, window_ 20, windowInit_ 2, no
@@ -595,6 +604,8 @@ fn defaults(p: Profile) -> (&'static str, Defaults) {
                 rto_min: 200 * MILLISECOND,
                 rto_max: 60 * SECOND,
                 granularity: 10 * MILLISECOND,
+                // opencwnd() runs on every new ACK.
+                cwnd_growth: CwndGrowthSpec::Always,
             },
         ),
     }

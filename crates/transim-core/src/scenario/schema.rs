@@ -799,6 +799,16 @@ pub enum ByteCountingSpec {
     Full,
 }
 
+/// Which ACKs may grow cwnd ([`crate::tcp::config::CwndGrowth`]).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndGrowthSpec {
+    /// Every ACK of new data.
+    Always,
+    /// Only while cwnd limits the sender.
+    CwndLimited,
+}
+
 /// CUBIC's HyStart names ([`crate::tcp::cc::hystart`]).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -1063,6 +1073,10 @@ pub struct TcpSpec {
     /// slow start and ns-3's CUBIC).
     #[serde(default)]
     pub byte_counting: Option<ByteCountingSpec>,
+    /// Which ACKs grow cwnd: "always" (rfc and ns2 profiles) or "cwnd_limited" (linux-2.6:
+    /// only while cwnd, not the receive window or the application, limits the sender).
+    #[serde(default)]
+    pub cwnd_growth: Option<CwndGrowthSpec>,
     /// SACK recovery with D-SACK: undo a recovery's window reduction once D-SACKs report
     /// every retransmission of it as received twice (RFC 3708's detection, Linux's
     /// response). Default false.
@@ -1177,6 +1191,7 @@ impl TcpSpec {
             grow_on_exit,
             hystart,
             byte_counting,
+            cwnd_growth,
             undo,
             sackplus_detect,
             sack_option,

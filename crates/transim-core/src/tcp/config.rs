@@ -127,6 +127,28 @@ pub enum HalvingBase {
     Pipe,
 }
 
+/// Which ACKs may grow cwnd (`tcp.cwnd_growth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndGrowth {
+    /// Every ACK of new data outside recovery (RFC 5681's text, ns-2, ns-3's NewReno).
+    Always,
+    /// Only while the window limits the sender: when the last send stopped with no room
+    /// in cwnd for another full segment (Linux 2.6's `tcp_is_cwnd_limited` without TSO,
+    /// ns-3's `m_isCwndLimited` for its CUBIC). A sender held back by the receive window or
+    /// the application does not grow a window it is not using (RFC 9438 §5.8, RFC 7661).
+    CwndLimited,
+}
+
+impl CwndGrowth {
+    /// The scenario name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CwndGrowth::Always => "always",
+            CwndGrowth::CwndLimited => "cwnd_limited",
+        }
+    }
+}
+
 /// How much one ACK may add to cwnd in slow start (`tcp.byte_counting`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ByteCounting {
@@ -204,6 +226,8 @@ pub struct TcpConfig {
     pub cwnd_unit: CwndUnit,
     /// Slow start's growth per ACK.
     pub byte_counting: ByteCounting,
+    /// Which ACKs may grow cwnd.
+    pub cwnd_growth: CwndGrowth,
     /// What ssthresh halves.
     pub halving_base: HalvingBase,
     /// Receiver ACK policy.

@@ -5,7 +5,7 @@
 
 use super::cc::hystart::{Exit, HyStartMode};
 use super::cc::{AckInfo, Cc, CcKind, CongestionControl, HandOver, Window};
-use super::config::{ByteCounting, CwndUnit, HalvingBase, Nagle, TcpConfig};
+use super::config::{ByteCounting, CwndGrowth, CwndUnit, HalvingBase, Nagle, TcpConfig};
 use super::rate::RateState;
 use super::rtt::RttEstimator;
 use super::timers;
@@ -156,6 +156,11 @@ pub struct TcpSender {
     pub(crate) dupacks: u32,
     pub(crate) lt_segments: u32,
     pub(crate) in_recovery: bool,
+    /// The last send stopped with no room in cwnd for another full segment (kept with
+    /// `cwnd_growth = "cwnd_limited"`, else always true; see [`TcpSender::grow`]).
+    pub(crate) window_full: bool,
+    /// `cwnd_growth = "cwnd_limited"`: sends keep `window_full`.
+    track_window: bool,
     pub(crate) recover: u64,
     pub(crate) partial_seen: bool,
     pub(crate) gbn: Option<RtxKind>,
@@ -276,6 +281,8 @@ impl TcpSender {
             dupacks: 0,
             lt_segments: 0,
             in_recovery: false,
+            window_full: true,
+            track_window: cfg.cwnd_growth == CwndGrowth::CwndLimited,
             recover: 0,
             partial_seen: false,
             ns2_recovery_cwnd: 0.0,
@@ -709,6 +716,42 @@ impl TcpSender {
             if self.snd_nxt >= self.snd_max {
                 self.gbn = None;
             }
+        }
+        if self.track_window {
+            self.note_window_use(ctx.now);
+        }
+    }
+
+    /// After a send (`cwnd_growth = "cwnd_limited"`): whether cwnd has room left for another
+    /// full segment. Where it has and the pacer holds the next segment back, the finding
+    /// stays as the last send left it: the pacer, not the application, held the data.
+    #[cold]
+    fn note_window_use(&mut self, now: Time) {
+        let full = self.no_room_in_cwnd();
+        if full || now >= self.pace_next || self.pacing_rate().is_none() {
+            self.window_full = full;
+        }
+    }
+
+    /// cwnd has no room for another full segment (Linux: packets in flight ≥ snd_cwnd).
+    fn no_room_in_cwnd(&self) -> bool {
+        match self.cfg.cwnd_unit {
+            CwndUnit::Bytes => self.flight() + self.win.mss as u64 > self.win.cwnd,
+            CwndUnit::Packets => self.flight_segments() >= self.win.segments(),
+        }
+    }
+
+    /// Let congestion control grow the window on an ACK of new data (outside recovery, or
+    /// the ACK that ends it), unless `cwnd_growth = "cwnd_limited"` and the window was not
+    /// what held the sender back: after the last send, cwnd still had room for a full
+    /// segment, so the receive window or the application was the limit. Linux 2.6's
+    /// `tcp_reno_cong_avoid` and `bictcp_cong_avoid` return at once in that case (slow start
+    /// included), as does ns-3's `TcpCubic::IncreaseWindow`; a window grown while unused
+    /// would be sent in one burst when the limit lifts.
+    #[inline]
+    pub(crate) fn grow(&mut self, info: &AckInfo) {
+        if self.window_full {
+            self.cc.on_ack(&mut self.win, info);
         }
     }
 

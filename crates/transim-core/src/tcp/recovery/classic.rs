@@ -28,7 +28,7 @@ fn on_new_ack<R: DupAckRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mut Ctx
         s.reno_sacks_acked(info.acked);
         R::recovery_ack(s, &info, ctx)
     } else {
-        s.cc.on_ack(&mut s.win, &info);
+        s.grow(&info);
         true
     };
     if s.finish_ack(restart_timer, ctx) {

@@ -54,7 +54,7 @@ impl DupAckRecovery for NewReno {
                 if !owns && s.cfg.grow_on_exit {
                     // ns-3: RFC 6582's other option, cwnd = ssthresh, and growth on this ACK.
                     s.win.set_cwnd(s.win.ssthresh);
-                    s.cc.on_ack(&mut s.win, info);
+                    s.grow(info);
                 } else if !owns {
                     s.win.set_cwnd(s.win.ssthresh.min(flight.max(mss) + mss));
                 }

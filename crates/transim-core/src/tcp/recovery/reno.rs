@@ -62,7 +62,7 @@ pub(crate) fn enter(s: &mut TcpSender, base: u64, ctx: &mut Ctx) {
 pub(crate) fn exit_ns2(s: &mut TcpSender, info: &AckInfo) {
     s.win.set_pkts(s.ns2_recovery_cwnd);
     s.in_recovery = false;
-    s.cc.on_ack(&mut s.win, info);
+    s.grow(info);
 }
 
 /// ns-2's Reno/NewReno clear dupwnd_ before a timeout halves: cwnd_ alone.

@@ -140,7 +140,7 @@ pub(crate) fn send_one<R: SackRecovery>(s: &mut TcpSender, ctx: &mut Ctx) -> boo
 fn ns2_on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mut Ctx) {
     if p.ack > s.snd_una {
         let info = s.ack_advance(p, ctx);
-        s.cc.on_ack(&mut s.win, &info);
+        s.grow(&info);
         s.sack.ns2_after_timeout = false;
         if s.sack.high_sacked > s.snd_una {
             s.clear_episode_marks(false);

@@ -25,7 +25,7 @@ pub(crate) fn on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mu
                 s.in_recovery = false;
                 R::exit(s);
                 if s.cfg.grow_on_exit && !s.cc.owns_window() {
-                    s.cc.on_ack(&mut s.win, &info);
+                    s.grow(&info);
                 }
                 if !s.finish_ack(true, ctx) {
                     s.try_send(ctx);
@@ -43,7 +43,7 @@ pub(crate) fn on_ack<R: SackRecovery>(s: &mut TcpSender, p: &TcpHeader, ctx: &mu
             }
             send::<R>(s, ctx);
         } else {
-            s.cc.on_ack(&mut s.win, &info);
+            s.grow(&info);
             if s.finish_ack(true, ctx) {
                 return;
             }

@@ -4,7 +4,7 @@
 
 use super::{classic, DupAckRecovery, LossRecovery};
 use crate::net::TcpHeader;
-use crate::tcp::cc::{AckInfo, CongestionControl};
+use crate::tcp::cc::AckInfo;
 use crate::tcp::sender::{RtxKind, TcpSender};
 use crate::tcp::Ctx;
 
@@ -30,7 +30,7 @@ impl DupAckRecovery for Tahoe {
 
     fn recovery_ack(s: &mut TcpSender, info: &AckInfo, _ctx: &mut Ctx) -> bool {
         // Never in recovery: `enter` does not start an episode.
-        s.cc.on_ack(&mut s.win, info);
+        s.grow(info);
         true
     }
 }
