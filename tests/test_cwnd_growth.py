@@ -104,3 +104,26 @@ def test_a_bad_value_names_the_field_and_the_choices() -> None:
         transim.run(doc)
     msg = str(e.value)
     assert "cwnd_growth" in msg and "always" in msg and "cwnd_limited" in msg
+
+
+def rounds_of_five_segments(growth: str) -> float:
+    """One flow on the grid's path whose application writes five segments (7,240 bytes) a
+    round, 30 rounds, each the moment the receiver has the last: half the initial window of
+    ten. Without delayed ACKs every segment draws an ACK. Returns the largest cwnd in
+    segments."""
+    doc: dict[str, Any] = base()
+    doc["duration"] = "3s"
+    doc["flows"][0]["app"] = {"kind": "rounds", "bytes": 7_240, "rounds": 30}
+    doc["tcp"].update(cwnd_growth=growth, delayed_ack="off")
+    r = transim.run(doc, trace_flows=True)
+    assert r.rounds()[0]["completed"] == 30
+    return float(r.flow_trace(0)["cwnd"].max()) / r.flows[0]["mss"]
+
+
+def test_an_application_limited_sender_keeps_the_window_it_uses() -> None:
+    """Growing on every ACK, slow start adds one segment per ACK: 10 + 30 x 5 = 160 segments,
+    though the flight never holds more than three rounds (the next is written while the ACKs
+    of the one before are still on their way). Held to what it uses, the window stays within
+    those three rounds' 15 segments."""
+    assert rounds_of_five_segments("always") == 160
+    assert 10 <= rounds_of_five_segments("cwnd_limited") <= 15

@@ -717,8 +717,15 @@ impl TcpSender {
                 self.gbn = None;
             }
         }
+        self.after_send(ctx.now);
+    }
+
+    /// The end of a send, by the sender's own loop or a SACK recovery's: with
+    /// `cwnd_growth = "cwnd_limited"`, note whether cwnd limited it.
+    #[inline]
+    pub(crate) fn after_send(&mut self, now: Time) {
         if self.track_window {
-            self.note_window_use(ctx.now);
+            self.note_window_use(now);
         }
     }
 
@@ -747,11 +754,14 @@ impl TcpSender {
     /// segment, so the receive window or the application was the limit. Linux 2.6's
     /// `tcp_reno_cong_avoid` and `bictcp_cong_avoid` return at once in that case (slow start
     /// included), as does ns-3's `TcpCubic::IncreaseWindow`; a window grown while unused
-    /// would be sent in one burst when the limit lifts.
+    /// would be sent in one burst when the limit lifts. A growth uses the finding up: the
+    /// next ACK grows only if a send in between filled the larger window (Linux compares
+    /// the packets in flight before each ACK with cwnd as it is then).
     #[inline]
     pub(crate) fn grow(&mut self, info: &AckInfo) {
         if self.window_full {
             self.cc.on_ack(&mut self.win, info);
+            self.window_full = !self.track_window;
         }
     }
 

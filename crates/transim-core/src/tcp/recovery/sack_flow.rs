@@ -144,6 +144,7 @@ fn send_loop<R: SackRecovery>(s: &mut TcpSender, ctx: &mut Ctx) {
             break;
         }
     }
+    s.after_send(ctx.now);
     if !s.rto_timer.is_set() && s.snd_max > s.snd_una {
         s.rto_timer
             .set(ctx.now + s.rtt.rto(), s.flow, timers::RTO, ctx.events);
