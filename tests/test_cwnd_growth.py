@@ -2,7 +2,9 @@
 sender. ``"always"`` grows on every ACK of new data (RFC 5681's text, ns-2); with
 ``"cwnd_limited"`` only while the last send found no room in cwnd for another full segment
 (Linux 2.6's ``tcp_is_cwnd_limited`` without TSO, ns-3's ``TcpCubic``), so a sender held back
-by the receive window does not grow a window it never uses (RFC 9438 §5.8, RFC 7661)."""
+by the receive window does not grow a window it never uses (RFC 9438 §5.8, RFC 7661);
+``"linux"`` is Linux's rule from 3.16 (a limited finding holds for the window, and slow start
+grows while cwnd is below twice the most segments in flight)."""
 
 from __future__ import annotations
 
@@ -19,14 +21,18 @@ from transim.scenario import ScenarioError, to_json
 RWND = 65_536
 
 
-def rwnd_limited(cc: str, growth: str, profile: str = "rfc") -> transim.Result:
+def rwnd_limited(
+    cc: str, growth: str, profile: str = "rfc", duration: str = "2s", ssthresh: int | None = None
+) -> transim.Result:
     """One flow whose 64 KiB receive window (45 segments of 1,448 bytes: 65,160 bytes in
     flight at most) is an eighth of a 100 Mb/s, 40 ms path's 500 kB: nothing is ever lost
     or queued."""
     doc: dict[str, Any] = base()
-    doc["duration"] = "2s"
+    doc["duration"] = duration
     doc["topology"]["bottleneck"]["rate"] = "100Mbps"
     doc["tcp"].update(cc=cc, rcv_buf=RWND, cwnd_growth=growth, profile=profile)
+    if ssthresh is not None:
+        doc["tcp"]["initial_ssthresh"] = ssthresh
     return transim.run(doc, trace_flows=True)
 
 
@@ -58,6 +64,29 @@ def test_a_receive_window_limited_sender_stops_growing_a_window_it_does_not_use(
     assert np.all(cwnd_held[t > 1.0] == cwnd_held[-1])
 
 
+def test_linux_lets_slow_start_reach_twice_the_flight() -> None:
+    """Linux from 3.16 grows slow start while cwnd < 2 x max_packets_out: with 45 segments in
+    flight at most, one MSS per ACK stops at exactly 90 segments (Linux 2.6's rule at 46)."""
+    held = rwnd_limited("reno", "linux").flow_trace(0)["cwnd"]
+    assert held.max() == 2 * (RWND // 1_448) * 1_448
+
+
+def test_linux_holds_congestion_avoidance_one_window_past_the_last_full_send() -> None:
+    """From an ssthresh of 10 segments, Reno's avoidance reaches the receive window's 45
+    segments after about 4 s. Growing on every ACK it goes on to 72 segments by 6 s; Linux
+    2.6's rule stops at 46 (room for the 46th ends it); Linux's later rule keeps the last
+    full send's finding until that window is acknowledged, one more window of avoidance:
+    at most one segment more."""
+    peak = {
+        g: rwnd_limited("reno", g, duration="6s", ssthresh=14_480).flow_trace(0)["cwnd"].max()
+        / 1_448
+        for g in ("always", "cwnd_limited", "linux")
+    }
+    assert peak["always"] > 70
+    assert 46 <= peak["cwnd_limited"] < 46.1
+    assert peak["cwnd_limited"] < peak["linux"] <= 47
+
+
 def steady(cc: str, growth: str, cwnd_unit: str = "bytes") -> list[dict[str, Any]]:
     """Two bulk flows sharing the grid's 10 Mb/s path with 1 % loss: every send ends at the
     window's edge."""
@@ -75,10 +104,10 @@ def steady(cc: str, growth: str, cwnd_unit: str = "bytes") -> list[dict[str, Any
 def test_a_sender_the_window_limits_is_unchanged(cc: str, unit: str) -> None:
     """Bulk senders with a large receive window always fill cwnd, through losses, recoveries
     and timeouts: both settings send the same packets at the same times."""
-    a = steady(cc, "cwnd_limited", unit)
     b = steady(cc, "always", unit)
-    assert sum(f["retransmissions"] for f in a) > 50
-    assert a == b
+    assert sum(f["retransmissions"] for f in b) > 50
+    assert steady(cc, "cwnd_limited", unit) == b
+    assert steady(cc, "linux", unit) == b
 
 
 def described_growth(profile: str) -> str:
@@ -103,7 +132,8 @@ def test_a_bad_value_names_the_field_and_the_choices() -> None:
     with pytest.raises(ScenarioError) as e:
         transim.run(doc)
     msg = str(e.value)
-    assert "cwnd_growth" in msg and "always" in msg and "cwnd_limited" in msg
+    assert "cwnd_growth" in msg
+    assert all(name in msg for name in ("always", "cwnd_limited", "linux"))
 
 
 def rounds_of_five_segments(growth: str) -> float:

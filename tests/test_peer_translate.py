@@ -244,13 +244,16 @@ def test_growth_while_not_cwnd_limited_is_noted_where_ns3_differs() -> None:
 
     def noted(cc: str, growth: str) -> list[str]:
         doc["tcp"].update(cc=cc, cwnd_growth=growth)
-        return [n for n in translate(doc).notes if "cwnd-limited" in n or "cwnd limits" in n]
+        return [n for n in translate(doc).notes if "cwnd_growth" in n or "cwnd-limited" in n]
 
     assert any("ns-3's TcpCubic grows cwnd only while" in n for n in noted("cubic", "always"))
     assert noted("cubic", "cwnd_limited") == []
+    assert any("twice the most in flight" in n for n in noted("cubic", "linux"))
     assert any("TcpNewReno grows cwnd on every ACK" in n for n in noted("reno", "cwnd_limited"))
     assert noted("reno", "always") == []
     assert any("only in congestion avoidance" in n for n in noted("linux-reno", "cwnd_limited"))
+    assert any("only in congestion avoidance" in n for n in noted("linux-reno", "linux"))
+    assert any("TcpNewReno grows cwnd on every ACK" in n for n in noted("reno", "linux"))
     assert noted("linux-reno", "always") == []
 
 

@@ -197,20 +197,28 @@ def _growth_note(path: str, t: dict[str, Any], notes: list[str]) -> None:
     """Where ns-3's variant and the flow's ``cwnd_growth`` differ on growing cwnd while the
     receive window or the application, not cwnd, holds the sender back."""
     name = CC[t["cc"]].split("::")[1]
-    held = t["cwnd_growth"] == "cwnd_limited"
-    if t["cc"] in GROW_WHEN_CWND_LIMITED and not held:
-        notes.append(
-            f"{path}: ns-3's {name} grows cwnd only while cwnd limits the sender, transim's "
-            "flow on every ACK: where the receive window or the application holds the sender "
-            "back, transim's window grows and ns-3's stays (tcp.cwnd_growth = \"cwnd_limited\" "
-            "does as ns-3)"
-        )
-    elif t["cc"] == "linux-reno" and held:
-        notes.append(
-            f"{path}: ns-3's {name} holds cwnd while not cwnd-limited only in congestion "
-            "avoidance and grows slow start on every ACK; this flow holds both"
-        )
-    elif t["cc"] not in GROW_WHEN_CWND_LIMITED and t["cc"] != "linux-reno" and held:
+    growth = t["cwnd_growth"]
+    if t["cc"] in GROW_WHEN_CWND_LIMITED:
+        if growth == "always":
+            notes.append(
+                f"{path}: ns-3's {name} grows cwnd only while cwnd limits the sender, transim's "
+                "flow on every ACK: where the receive window or the application holds the "
+                "sender back, transim's window grows and ns-3's stays (tcp.cwnd_growth = "
+                '"cwnd_limited" does as ns-3)'
+            )
+        elif growth == "linux":
+            notes.append(
+                f"{path}: ns-3's {name} grows cwnd only while the last send filled it; Linux's "
+                "rule (this flow's) also grows slow start up to twice the most in flight "
+                '(tcp.cwnd_growth = "cwnd_limited" does as ns-3)'
+            )
+    elif t["cc"] == "linux-reno":
+        if growth != "always":
+            notes.append(
+                f"{path}: ns-3's {name} holds cwnd while not cwnd-limited only in congestion "
+                "avoidance and grows slow start on every ACK; this flow holds both"
+            )
+    elif growth != "always":
         notes.append(
             f"{path}: ns-3's {name} grows cwnd on every ACK, also while the receive window or "
             "the application holds the sender back; this flow only while cwnd limits it "

@@ -447,6 +447,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         cwnd_growth: match spec.cwnd_growth.unwrap_or(d.cwnd_growth) {
             CwndGrowthSpec::Always => CwndGrowth::Always,
             CwndGrowthSpec::CwndLimited => CwndGrowth::CwndLimited,
+            CwndGrowthSpec::Linux => CwndGrowth::Linux,
         },
         hystart: match spec.hystart {
             None | Some(HyStartSpec::Off) => HyStartMode::Off,

@@ -807,6 +807,8 @@ pub enum CwndGrowthSpec {
     Always,
     /// Only while cwnd limits the sender.
     CwndLimited,
+    /// Linux's rule from 3.16.
+    Linux,
 }
 
 /// CUBIC's HyStart names ([`crate::tcp::cc::hystart`]).
@@ -1073,8 +1075,10 @@ pub struct TcpSpec {
     /// slow start and ns-3's CUBIC).
     #[serde(default)]
     pub byte_counting: Option<ByteCountingSpec>,
-    /// Which ACKs grow cwnd: "always" (rfc and ns2 profiles) or "cwnd_limited" (linux-2.6:
-    /// only while cwnd, not the receive window or the application, limits the sender).
+    /// Which ACKs grow cwnd: "always" (rfc and ns2 profiles), "cwnd_limited" (linux-2.6:
+    /// only while cwnd, not the receive window or the application, limits the sender) or
+    /// "linux" (Linux from 3.16: cwnd-limited over a window, and slow start up to twice the
+    /// most in flight).
     #[serde(default)]
     pub cwnd_growth: Option<CwndGrowthSpec>,
     /// SACK recovery with D-SACK: undo a recovery's window reduction once D-SACKs report

@@ -137,6 +137,11 @@ pub enum CwndGrowth {
     /// ns-3's `m_isCwndLimited` for its CUBIC). A sender held back by the receive window or
     /// the application does not grow a window it is not using (RFC 9438 §5.8, RFC 7661).
     CwndLimited,
+    /// Linux from 3.16 (`tcp_cwnd_validate`, `tcp_is_cwnd_limited`): a send that found cwnd
+    /// full keeps the window's growth on until the data then outstanding is acknowledged,
+    /// and slow start also grows while cwnd is below twice the most segments in flight in
+    /// that window.
+    Linux,
 }
 
 impl CwndGrowth {
@@ -145,6 +150,7 @@ impl CwndGrowth {
         match self {
             CwndGrowth::Always => "always",
             CwndGrowth::CwndLimited => "cwnd_limited",
+            CwndGrowth::Linux => "linux",
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod adaptive;
 pub mod cc;
 pub mod config;
 pub mod connection;
+pub(crate) mod cwnd_use;
 pub mod ecn;
 pub mod ful;
 mod ideal;

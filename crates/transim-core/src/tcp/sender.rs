@@ -5,7 +5,8 @@
 
 use super::cc::hystart::{Exit, HyStartMode};
 use super::cc::{AckInfo, Cc, CcKind, CongestionControl, HandOver, Window};
-use super::config::{ByteCounting, CwndGrowth, CwndUnit, HalvingBase, Nagle, TcpConfig};
+use super::config::{ByteCounting, CwndUnit, HalvingBase, Nagle, TcpConfig};
+use super::cwnd_use::{CwndUse, SendEnd};
 use super::rate::RateState;
 use super::rtt::RttEstimator;
 use super::timers;
@@ -156,11 +157,8 @@ pub struct TcpSender {
     pub(crate) dupacks: u32,
     pub(crate) lt_segments: u32,
     pub(crate) in_recovery: bool,
-    /// The last send stopped with no room in cwnd for another full segment (kept with
-    /// `cwnd_growth = "cwnd_limited"`, else always true; see [`TcpSender::grow`]).
-    pub(crate) window_full: bool,
-    /// `cwnd_growth = "cwnd_limited"`: sends keep `window_full`.
-    track_window: bool,
+    /// Whether cwnd limits the sender, for `cwnd_growth` (see [`TcpSender::grow`]).
+    pub(crate) cwnd_use: CwndUse,
     pub(crate) recover: u64,
     pub(crate) partial_seen: bool,
     pub(crate) gbn: Option<RtxKind>,
@@ -281,8 +279,7 @@ impl TcpSender {
             dupacks: 0,
             lt_segments: 0,
             in_recovery: false,
-            window_full: true,
-            track_window: cfg.cwnd_growth == CwndGrowth::CwndLimited,
+            cwnd_use: CwndUse::new(cfg.cwnd_growth),
             recover: 0,
             partial_seen: false,
             ns2_recovery_cwnd: 0.0,
@@ -717,27 +714,29 @@ impl TcpSender {
                 self.gbn = None;
             }
         }
-        self.after_send(ctx.now);
+        self.after_send(ctx.now, burst > 0);
     }
 
-    /// The end of a send, by the sender's own loop or a SACK recovery's: with
-    /// `cwnd_growth = "cwnd_limited"`, note whether cwnd limited it.
+    /// The end of a send, by the sender's own loop or a SACK recovery's (`sent`: it sent
+    /// anything): unless `cwnd_growth = "always"`, tell [`CwndUse`] whether cwnd limited it.
     #[inline]
-    pub(crate) fn after_send(&mut self, now: Time) {
-        if self.track_window {
-            self.note_window_use(now);
+    pub(crate) fn after_send(&mut self, now: Time, sent: bool) {
+        if self.cwnd_use.tracks() {
+            self.note_window_use(now, sent);
         }
     }
 
-    /// After a send (`cwnd_growth = "cwnd_limited"`): whether cwnd has room left for another
-    /// full segment. Where it has and the pacer holds the next segment back, the finding
-    /// stays as the last send left it: the pacer, not the application, held the data.
     #[cold]
-    fn note_window_use(&mut self, now: Time) {
-        let full = self.no_room_in_cwnd();
-        if full || now >= self.pace_next || self.pacing_rate().is_none() {
-            self.window_full = full;
-        }
+    fn note_window_use(&mut self, now: Time, sent: bool) {
+        let end = SendEnd {
+            limited: self.no_room_in_cwnd(),
+            paced: now < self.pace_next && self.pacing_rate().is_some(),
+            sent,
+            segments_out: self.flight_segments(),
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+        };
+        self.cwnd_use.after_send(end);
     }
 
     /// cwnd has no room for another full segment (Linux: packets in flight ≥ snd_cwnd).
@@ -749,19 +748,16 @@ impl TcpSender {
     }
 
     /// Let congestion control grow the window on an ACK of new data (outside recovery, or
-    /// the ACK that ends it), unless `cwnd_growth = "cwnd_limited"` and the window was not
-    /// what held the sender back: after the last send, cwnd still had room for a full
-    /// segment, so the receive window or the application was the limit. Linux 2.6's
-    /// `tcp_reno_cong_avoid` and `bictcp_cong_avoid` return at once in that case (slow start
+    /// the ACK that ends it), as `cwnd_growth` allows ([`CwndUse`]): always, or only while
+    /// cwnd, not the receive window or the application, limits the sender. Linux's
+    /// `tcp_reno_cong_avoid` and `bictcp_cong_avoid` return at once otherwise (slow start
     /// included), as does ns-3's `TcpCubic::IncreaseWindow`; a window grown while unused
-    /// would be sent in one burst when the limit lifts. A growth uses the finding up: the
-    /// next ACK grows only if a send in between filled the larger window (Linux compares
-    /// the packets in flight before each ACK with cwnd as it is then).
+    /// would be sent in one burst when the limit lifts.
     #[inline]
     pub(crate) fn grow(&mut self, info: &AckInfo) {
-        if self.window_full {
+        if self.cwnd_use.allows(&self.win) {
             self.cc.on_ack(&mut self.win, info);
-            self.window_full = !self.track_window;
+            self.cwnd_use.used();
         }
     }
 

@@ -135,6 +135,7 @@ fn send_loop<R: SackRecovery>(s: &mut TcpSender, ctx: &mut Ctx) {
     }
     R::before_send(s, ctx);
     let mut burst = 0u32;
+    let mut sent = false;
     loop {
         if s.cfg.maxburst.is_some_and(|m| burst >= m) {
             break;
@@ -143,8 +144,9 @@ fn send_loop<R: SackRecovery>(s: &mut TcpSender, ctx: &mut Ctx) {
         if !R::send_one(s, ctx) {
             break;
         }
+        sent = true;
     }
-    s.after_send(ctx.now);
+    s.after_send(ctx.now, sent);
     if !s.rto_timer.is_set() && s.snd_max > s.snd_una {
         s.rto_timer
             .set(ctx.now + s.rtt.rto(), s.flow, timers::RTO, ctx.events);
