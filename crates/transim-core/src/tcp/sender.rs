@@ -548,12 +548,18 @@ impl TcpSender {
     /// True when pacing holds the next segment back; arms the pacing timer for its time.
     #[inline]
     pub(crate) fn paced_out(&mut self, ctx: &mut Ctx) -> bool {
-        if ctx.now >= self.pace_next || self.pacing_rate().is_none() {
+        if !self.pacer_holds(ctx.now) {
             return false;
         }
         self.pace_timer
             .set(self.pace_next, self.flow, timers::PACE, ctx.events);
         true
+    }
+
+    /// The pacer holds the next segment back at `now`.
+    #[inline]
+    fn pacer_holds(&self, now: Time) -> bool {
+        now < self.pace_next && self.pacing_rate().is_some()
     }
 
     /// The pacing timer fired: send what the windows allow.
@@ -588,9 +594,15 @@ impl TcpSender {
         } else {
             0
         };
+        self.fits_cwnd(len, lt)
+    }
+
+    /// `len` more bytes fit in cwnd widened by `extra` segments.
+    #[inline]
+    fn fits_cwnd(&self, len: u64, extra: u64) -> bool {
         match self.cfg.cwnd_unit {
-            CwndUnit::Bytes => self.flight() + len <= self.win.cwnd + lt * self.win.mss as u64,
-            CwndUnit::Packets => self.flight_segments() < self.win.segments() + lt,
+            CwndUnit::Bytes => self.flight() + len <= self.win.cwnd + extra * self.win.mss as u64,
+            CwndUnit::Packets => self.flight_segments() < self.win.segments() + extra,
         }
     }
 
@@ -730,7 +742,7 @@ impl TcpSender {
     fn note_window_use(&mut self, now: Time, sent: bool) {
         let end = SendEnd {
             limited: self.no_room_in_cwnd(),
-            paced: now < self.pace_next && self.pacing_rate().is_some(),
+            paced: self.pacer_holds(now),
             sent,
             segments_out: self.flight_segments(),
             snd_una: self.snd_una,
@@ -741,10 +753,7 @@ impl TcpSender {
 
     /// cwnd has no room for another full segment (Linux: packets in flight ≥ snd_cwnd).
     fn no_room_in_cwnd(&self) -> bool {
-        match self.cfg.cwnd_unit {
-            CwndUnit::Bytes => self.flight() + self.win.mss as u64 > self.win.cwnd,
-            CwndUnit::Packets => self.flight_segments() >= self.win.segments(),
-        }
+        !self.fits_cwnd(self.win.mss as u64, 0)
     }
 
     /// Let congestion control grow the window on an ACK of new data (outside recovery, or
