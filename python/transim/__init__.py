@@ -52,6 +52,7 @@ def run(
     progress: Callable[[float, int], bool | None] | None = None,
     trace_dir: str | Path | None = None,
     exact_stop: bool | None = None,
+    advise: bool = False,
 ) -> Result:
     """Run a scenario and return its :class:`Result`.
 
@@ -76,6 +77,12 @@ def run(
     :func:`read_trace` reads them back. The scenario's ``trace`` table filters what is kept
     (``only_flows``, ``start``, ``end``, ``interval``) and ``trace.max_bytes`` bounds the
     estimated size (2 GiB by default; a run above it is refused before it starts).
+
+    With ``advise``, ``Result.warnings`` (and the summary's ``warnings``) list what the
+    scenario probably did not mean, each a dict of ``code``, ``flows`` (how many it
+    concerns) and ``message``: a receive window that holds a flow under 90 % of its share of
+    the path, ECN negotiated where no queue on the path marks, a run that ends before a
+    flow's first data can be acknowledged. The run itself is the same either way.
     """
     doc, source = prepare(scenario, overrides, seed)
     return run_prepared(
@@ -88,6 +95,7 @@ def run(
         progress=progress,
         trace_dir=trace_dir,
         exact_stop=exact_stop,
+        advise=advise,
     )
 
 
@@ -101,6 +109,7 @@ def run_prepared(
     progress: Callable[[float, int], bool | None] | None = None,
     trace_dir: str | Path | None = None,
     exact_stop: bool | None = None,
+    advise: bool = False,
 ) -> Result:
     """:func:`run` for a scenario :func:`transim.scenario.prepare` has loaded (``doc``, which
     this may edit, and its ``source`` label for errors): a caller that has read the scenario
@@ -121,7 +130,7 @@ def run_prepared(
             tr["packets"] = trace_packets
     writer = TraceWriter(trace_dir) if trace_dir is not None else None
     try:
-        raw = _core.run(to_json(doc), progress, writer, exact_stop)
+        raw = _core.run(to_json(doc), progress, writer, exact_stop, advise)
     except _core.ScenarioError as e:
         raise ScenarioError.from_engine(e, source) from None
     except OSError as e:
@@ -137,6 +146,7 @@ def run_prepared(
         stopped_at=raw["stopped_at"],
     )
     result.trace_files = files
+    result.warnings = raw["warnings"]
     if raw["interrupted"]:
         raise Interrupted(result)
     return result

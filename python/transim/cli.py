@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .scenario import ScenarioError, check, flow_count, validate
@@ -63,6 +64,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             # The progress bar stops a run only for Ctrl-C or --max-wall, whose moment is
             # arbitrary anyway: stopping a moment later lets router hops go without events.
             exact_stop=False,
+            advise=True,
         )
     except Interrupted as e:
         result, interrupted = e.result, True
@@ -99,6 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"\nwrote {len(written)} files to {out}/: " + ", ".join(p.name for p in written))
         if args.pcap:
             print(f"packet captures in {args.pcap}/ (one .pcap per link direction)")
+        _print_warnings(result.warnings)
     if stopped is not None:
         why = "interrupted" if interrupted else f"stopped after --max-wall {args.max_wall:g} s"
         print(
@@ -135,6 +138,12 @@ def _plotted_flows(given: str | None, doc: dict[str, object]) -> list[int]:
     return list(dict.fromkeys(chosen))
 
 
+def _print_warnings(warnings: list[dict[str, Any]]) -> None:
+    """The advice on a scenario, one paragraph each, on standard error."""
+    for w in warnings:
+        print(f"warning ({w['code']}): {w['message']}", file=sys.stderr)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     # The checks alone for the line: the normalised scenario, which with a million generated
     # flows takes gigabytes, only when it is to be shown.
@@ -144,6 +153,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"ok: {args.scenario}: {c['kind']} topology, {flows} flow"
         f"{'s' if flows != 1 else ''}, duration {c['duration']}, seed {c['seed']}"
     )
+    _print_warnings(c["warnings"])
     if args.show:
         print(json.dumps(validate(Path(args.scenario), args.set), indent=2))
     return 0

@@ -77,6 +77,9 @@ class Result:
         self.scenario = scenario
         #: Trace files written while the run went on (``run(trace_dir=...)``).
         self.trace_files: list[Path] = []
+        #: Advice on the scenario (``run(advise=True)``): dicts of ``code``, ``flows`` and
+        #: ``message``.
+        self.warnings: list[dict[str, Any]] = []
 
     @property
     def summary(self) -> dict[str, Any]:

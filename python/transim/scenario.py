@@ -260,8 +260,9 @@ def duration_seconds(doc: Mapping[str, Any], source: str = "") -> float:
 
 def check(scenario: ScenarioLike, overrides: list[str] | None = None) -> dict[str, Any]:
     """Check a scenario as :func:`validate` does, returning only ``kind`` (the topology kind
-    as written), ``flows`` (how many it makes, generated ones included), ``duration`` and
-    ``seed``: cheap at any number of flows, where the normalised scenario is not."""
+    as written), ``flows`` (how many it makes, generated ones included), ``duration``,
+    ``seed`` and ``warnings`` (the advice on it, as :func:`transim.run` with ``advise``
+    gives it): cheap at any number of flows, where the normalised scenario is not."""
     doc, source = prepare(scenario, overrides)
     try:
         out: dict[str, Any] = json.loads(_core.check(to_json(doc)))

@@ -60,6 +60,17 @@ pub fn validate_value(value: serde_json::Value) -> Result<scenario::Scenario, Sc
     Ok(sc)
 }
 
+/// Validate a scenario without running it, and give the advice on it
+/// ([`scenario::advice::advise`]).
+pub fn advise_value(
+    value: serde_json::Value,
+) -> Result<(scenario::Scenario, Vec<scenario::advice::Advice>), ScenarioError> {
+    let sc = scenario::parse(value)?;
+    let sim = scenario::build(&sc)?;
+    let advice = scenario::advice::advise(&sc, &sim);
+    Ok((sc, advice))
+}
+
 /// Parse a scenario and describe what it builds (see [`scenario::describe`]).
 pub fn describe_value(value: serde_json::Value) -> Result<serde_json::Value, ScenarioError> {
     let sc = scenario::parse(value)?;
@@ -68,7 +79,7 @@ pub fn describe_value(value: serde_json::Value) -> Result<serde_json::Value, Sce
 
 /// Parse, validate and run a scenario.
 pub fn run_value(value: serde_json::Value) -> Result<results::RunOutput, Error> {
-    run_value_with(value, &mut |_, _| true, None, Stop::Settled)
+    run_value_with(value, &mut |_, _| true, None, Stop::Settled, false)
 }
 
 /// Parse, validate and run a scenario, calling `watch(now, events)` every
@@ -79,7 +90,7 @@ pub fn run_value_watched(
     value: serde_json::Value,
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
 ) -> Result<results::RunOutput, Error> {
-    run_value_with(value, watch, None, Stop::Exact)
+    run_value_with(value, watch, None, Stop::Exact, false)
 }
 
 /// How a watcher's request to stop is carried out.
@@ -98,17 +109,19 @@ pub enum Stop {
 
 /// Parse, validate and run a scenario as [`run_value_watched`] (or, with a `sink`,
 /// [`run_value_streamed`]) does, with a stop carried out as `stop` says; `stopped_at` in
-/// the results gives the moment.
+/// the results gives the moment. With `advise`, the results' `warnings` hold
+/// [`scenario::advice::advise`]'s findings on the scenario.
 pub fn run_value_with(
     value: serde_json::Value,
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
     sink: Option<&mut dyn FnMut(engine::TraceChunk)>,
     stop: Stop,
+    advise: bool,
 ) -> Result<results::RunOutput, Error> {
     let t = std::time::Instant::now();
     let sc = scenario::parse(value)?;
     let parse = t.elapsed().as_secs_f64();
-    let mut out = run_staged(&sc, watch, sink, stop)?;
+    let mut out = run_staged(&sc, watch, sink, stop, advise)?;
     out.stages.parse = parse;
     Ok(out)
 }
@@ -121,7 +134,7 @@ pub fn run_value_streamed(
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
     sink: &mut dyn FnMut(engine::TraceChunk),
 ) -> Result<results::RunOutput, Error> {
-    run_value_with(value, watch, Some(sink), Stop::Exact)
+    run_value_with(value, watch, Some(sink), Stop::Exact, false)
 }
 
 /// Build, run and collect a parsed scenario, timing each stage.
@@ -130,6 +143,7 @@ fn run_staged(
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
     sink: Option<&mut dyn FnMut(engine::TraceChunk)>,
     stop: Stop,
+    advise: bool,
 ) -> Result<results::RunOutput, Error> {
     let t = std::time::Instant::now();
     // The network's state on huge pages where the program is set up for them (see
@@ -137,6 +151,11 @@ fn run_staged(
     let huge_pages = sim::huge_pages::Advising::start();
     let mut sim = scenario::build(sc)?;
     sim.set_pass_through(stop == Stop::Settled);
+    let warnings = if advise {
+        scenario::advice::advise(sc, &sim)
+    } else {
+        Vec::new()
+    };
     let build = t.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
     let cons = sim.run_streamed(watch, sink)?;
@@ -150,6 +169,7 @@ fn run_staged(
         sc.seed,
         cons,
     );
+    out.result.warnings = warnings;
     out.stages = results::StageTimes {
         parse: 0.0,
         build,
@@ -164,7 +184,7 @@ fn run_staged(
 
 /// Run an already parsed scenario.
 pub fn run_scenario(sc: &scenario::Scenario) -> Result<results::RunOutput, Error> {
-    run_staged(sc, &mut |_, _| true, None, Stop::Settled)
+    run_staged(sc, &mut |_, _| true, None, Stop::Settled, false)
 }
 
 /// Run an already parsed scenario with a watcher (see [`run_value_watched`]).
@@ -172,5 +192,5 @@ pub fn run_scenario_watched(
     sc: &scenario::Scenario,
     watch: &mut dyn FnMut(sim::Time, u64) -> bool,
 ) -> Result<results::RunOutput, Error> {
-    run_staged(sc, watch, None, Stop::Exact)
+    run_staged(sc, watch, None, Stop::Exact, false)
 }

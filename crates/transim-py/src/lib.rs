@@ -44,15 +44,15 @@ fn validate(scenario_json: &str) -> PyResult<String> {
 }
 
 /// Check a scenario as [`validate`] does, and return only what a one-line report needs, as
-/// JSON text: `flows` (how many the scenario makes), `duration` and `seed`. A scenario of a
-/// million generated flows is checked in seconds this way; its normalised text would be
-/// gigabytes.
+/// JSON text: `flows` (how many the scenario makes), `duration`, `seed` and `warnings` (the
+/// advice on it: see [`transim_core::scenario::advice`]). A scenario of a million generated
+/// flows is checked in seconds this way; its normalised text would be gigabytes.
 #[pyfunction]
 fn check(scenario_json: &str) -> PyResult<String> {
     let v = parse_json(scenario_json)?;
-    let sc = transim_core::validate_value(v).map_err(scenario_err)?;
-    let out =
-        serde_json::json!({"flows": sc.flows.len(), "duration": sc.duration, "seed": sc.seed});
+    let (sc, warnings) = transim_core::advise_value(v).map_err(scenario_err)?;
+    let out = serde_json::json!({"flows": sc.flows.len(), "duration": sc.duration,
+                                 "seed": sc.seed, "warnings": warnings});
     Ok(out.to_string())
 }
 
@@ -71,6 +71,23 @@ fn describe(scenario_json: &str) -> PyResult<String> {
     let v = parse_json(scenario_json)?;
     let d = transim_core::describe_value(v).map_err(scenario_err)?;
     serde_json::to_string(&d).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// The advice as a list of dicts (`code`, `flows`, `message`).
+fn pythonize_warnings<'py>(
+    py: Python<'py>,
+    warnings: &[transim_core::scenario::advice::Advice],
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    warnings
+        .iter()
+        .map(|a| {
+            let d = PyDict::new(py);
+            d.set_item("code", a.code)?;
+            d.set_item("flows", a.flows)?;
+            d.set_item("message", &a.message)?;
+            Ok(d)
+        })
+        .collect()
 }
 
 fn flow_trace_dict<'py>(py: Python<'py>, tr: Box<dyn Series>) -> PyResult<Bound<'py, PyDict>> {
@@ -144,14 +161,19 @@ fn fail(slot: &Mutex<Option<PyErr>>, e: PyErr) {
 /// With `traces`, trace rows are not kept: every ~33,000 rows (and at the end) the engine
 /// calls `traces(flows, packets)` with the rows since the last call, so memory stays flat;
 /// `flow_traces` and `packet_trace` are then None.
+///
+/// With `advise`, the summary's `warnings` (and the returned `warnings`) list the findings
+/// on a scenario that is valid but probably not what was meant
+/// ([`transim_core::scenario::advice`]).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, progress=None, traces=None, exact_stop=None))]
+#[pyo3(signature = (scenario_json, progress=None, traces=None, exact_stop=None, advise=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     progress: Option<Py<PyAny>>,
     traces: Option<Py<PyAny>>,
     exact_stop: Option<bool>,
+    advise: Option<bool>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let stop = if exact_stop.unwrap_or(progress.is_some()) {
         transim_core::Stop::Exact
@@ -195,7 +217,7 @@ fn run<'py>(
         };
         let sink: Option<&mut dyn FnMut(TraceChunk)> =
             if streamed { Some(&mut send) } else { None };
-        transim_core::run_value_with(v, &mut watch, sink, stop)
+        transim_core::run_value_with(v, &mut watch, sink, stop, advise.unwrap_or(false))
     });
     if let Some(e) = callback_error
         .into_inner()
@@ -217,6 +239,8 @@ fn run<'py>(
     d.set_item("result", SummaryText { text })?;
     d.set_item("interrupted", interrupted.load(Ordering::Relaxed))?;
     d.set_item("stopped_at", out.result.stopped_at)?;
+    let warnings = pythonize_warnings(py, &out.result.warnings)?;
+    d.set_item("warnings", warnings)?;
     let stages = PyDict::new(py);
     stages.set_item("parse", out.stages.parse)?;
     stages.set_item("build", out.stages.build)?;

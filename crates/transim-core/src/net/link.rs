@@ -905,6 +905,12 @@ impl Link {
         self.sched.as_ref().map_or(0, |s| s.sched.marks())
     }
 
+    /// True when the link's queue discipline may mark ECN-capable packets Congestion
+    /// Experienced (an AQM with `ecn = true`, or DCTCP's step marking).
+    pub fn may_mark_ecn(&self) -> bool {
+        self.sched.as_ref().is_some_and(|s| s.sched.may_mark())
+    }
+
     /// True when an active queue manager (RED, CoDel, FQ-CoDel, PIE) runs this link's queue.
     pub fn is_aqm(&self) -> bool {
         self.sched.as_ref().is_some_and(|s| s.sched.is_aqm())

@@ -146,6 +146,7 @@ pub fn collect(mut sim: Simulation, name: String, seed: u64, cons: Conservation)
             conservation: cons,
             stopped_at: sim.stopped_at.map(secs),
             rounds: sim.rounds.iter().map(|g| g.result()).collect(),
+            warnings: Vec::new(),
         },
         flow_traces: traces,
         packet_trace: sim.packet_trace.take(),

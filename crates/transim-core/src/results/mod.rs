@@ -179,6 +179,10 @@ pub struct RunResult {
     /// Groups of flows in barrier-synchronised rounds (left out when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<crate::engine::RoundsResult>,
+    /// Findings on a scenario that is valid but probably not what was meant (left out when
+    /// there are none, or when they were not asked for): see [`crate::scenario::advice`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<crate::scenario::advice::Advice>,
 }
 
 impl RunResult {

@@ -7,6 +7,7 @@ use super::json_text::{self, Verbatim};
 use super::two_threads::{Job, Started};
 use super::{FlowResult, RunResult};
 use crate::engine::{Conservation, RoundsResult};
+use crate::scenario::advice::Advice;
 use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use serde_json::Error;
@@ -36,6 +37,8 @@ struct Assembled<'a, L> {
     stopped_at: Option<f64>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     rounds: &'a [RoundsResult],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    warnings: &'a [Advice],
 }
 
 /// The link directions' text, being written on another thread: serialised, it waits for
@@ -81,6 +84,7 @@ fn assemble<L>(r: &RunResult, links: L) -> Assembled<'_, L> {
         conservation,
         stopped_at,
         rounds,
+        warnings,
     } = r;
     Assembled {
         name,
@@ -92,5 +96,6 @@ fn assemble<L>(r: &RunResult, links: L) -> Assembled<'_, L> {
         conservation,
         stopped_at: *stopped_at,
         rounds,
+        warnings,
     }
 }

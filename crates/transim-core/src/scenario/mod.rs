@@ -1,6 +1,7 @@
 //! Scenarios: the schema (serde, unknown fields rejected), units, profiles, and the builder
 //! that validates a scenario and turns it into a runnable [`crate::engine::Simulation`].
 
+pub mod advice;
 mod apps;
 mod arrivals;
 pub mod build;

@@ -320,6 +320,20 @@ impl TcpConfig {
         raw.div_ceil(4) * 4
     }
 
+    /// The most of `window` bytes the receiver can advertise: the 16-bit window field
+    /// holds at most 65,535 units of 2^shift bytes, and the scaled window counts whole units.
+    pub fn advertisable(&self, window: u64) -> u64 {
+        let shift = self.wscale_shift();
+        (window.min(65_535u64 << shift) >> shift) << shift
+    }
+
+    /// The most bytes a sender can have in flight by its windows alone: the receive buffer
+    /// as it can be advertised, and the cap on cwnd (ns-2's `window_`), if any.
+    pub fn window_limit(&self) -> u64 {
+        let adv = self.advertisable(self.rcv_buf);
+        self.max_cwnd.map_or(adv, |m| m.min(adv))
+    }
+
     /// Window-scale shift needed to advertise `rcv_buf`.
     pub fn wscale_shift(&self) -> u8 {
         if !self.window_scale {

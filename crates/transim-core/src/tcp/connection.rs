@@ -5,6 +5,7 @@
 
 use super::adaptive::Adaptive;
 use super::cc::{CcKind, CongestionControl};
+use super::config::TcpConfig;
 use super::receiver::TcpReceiver;
 use super::sender::TcpSender;
 use super::timers;
@@ -215,6 +216,10 @@ impl Transport for TcpConnection {
 
     fn take_trace(&mut self) -> Option<Box<dyn Series>> {
         self.sender.trace.take().map(|t| t as Box<dyn Series>)
+    }
+
+    fn tcp_config(&self) -> Option<&TcpConfig> {
+        Some(&self.sender.cfg)
     }
 
     fn volume_hint(&self) -> VolumeHint {

@@ -202,9 +202,7 @@ impl TcpReceiver {
     }
 
     fn advertised_window(&self) -> u32 {
-        let shift = self.cfg.wscale_shift();
-        let max = 65_535u64 << shift;
-        ((self.window.min(max) >> shift) << shift) as u32
+        self.cfg.advertisable(self.window) as u32
     }
 
     fn packet(&self, ctx: &mut Ctx, fl: u16, sack: SackBlocks) -> Packet {

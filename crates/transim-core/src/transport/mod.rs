@@ -206,6 +206,12 @@ pub trait Transport: Send {
     /// The transport's time series, if it was asked to keep them.
     fn take_trace(&mut self) -> Option<Box<dyn Series>>;
 
+    /// A TCP flow's options after its profile (None for other transports): for advice on
+    /// the scenario before a run ([`crate::scenario::advice`]).
+    fn tcp_config(&self) -> Option<&crate::tcp::config::TcpConfig> {
+        None
+    }
+
     /// What bounds this flow's packet count (for estimating trace sizes before a run).
     fn volume_hint(&self) -> VolumeHint {
         VolumeHint {

@@ -179,6 +179,10 @@ impl Scheduler for CoDel {
     fn marks(&self) -> u64 {
         self.marks
     }
+
+    fn may_mark(&self) -> bool {
+        self.params.ecn
+    }
 }
 
 #[cfg(test)]

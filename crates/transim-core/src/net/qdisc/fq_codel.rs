@@ -220,6 +220,10 @@ impl Scheduler for FqCoDel {
     fn marks(&self) -> u64 {
         self.marks
     }
+
+    fn may_mark(&self) -> bool {
+        self.params.codel.ecn
+    }
 }
 
 #[cfg(test)]

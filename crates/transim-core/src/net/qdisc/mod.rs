@@ -61,6 +61,10 @@ pub trait Scheduler {
     fn marks(&self) -> u64 {
         0
     }
+    /// True when the discipline may mark ECN-capable packets instead of dropping them.
+    fn may_mark(&self) -> bool {
+        false
+    }
 }
 
 /// True when `len` packets / `bytes` bytes exceed the limit.
@@ -175,5 +179,8 @@ impl Scheduler for Sched {
     }
     fn marks(&self) -> u64 {
         each!(self, q => q.marks())
+    }
+    fn may_mark(&self) -> bool {
+        each!(self, q => q.may_mark())
     }
 }

@@ -211,6 +211,10 @@ impl Scheduler for Pie {
     fn marks(&self) -> u64 {
         self.marks
     }
+
+    fn may_mark(&self) -> bool {
+        self.params.ecn
+    }
 }
 
 #[cfg(test)]

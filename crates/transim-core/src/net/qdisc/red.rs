@@ -251,6 +251,10 @@ impl Scheduler for Red {
     fn marks(&self) -> u64 {
         self.marks
     }
+
+    fn may_mark(&self) -> bool {
+        self.params.ecn
+    }
 }
 
 #[cfg(test)]

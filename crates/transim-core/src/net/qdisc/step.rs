@@ -70,6 +70,10 @@ impl Scheduler for Step {
     fn marks(&self) -> u64 {
         self.marks
     }
+
+    fn may_mark(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
