@@ -117,6 +117,29 @@ fn a_window_that_does_not_bind_gives_no_advice() {
     );
 }
 
+/// SCTP's receive buffer counts the same way: RFC 9260's default 131,072 bytes over the
+/// path's 44.148608 ms (1,500-byte DATA packets of 1,452 bytes of user data, 48-byte SACKs)
+/// carries 24.536 Mb/s of the 100 Mb/s; the whole needs 534,199 bytes.
+#[test]
+fn an_sctp_association_gets_the_same_window_advice() {
+    let doc = dumbbell(
+        json!({"profile": "rfc"}),
+        json!([{"protocol": "sctp", "app": {"kind": "bulk"}}]),
+        "10s",
+    );
+    let a = advice_of(doc);
+    assert_eq!(codes(&a), ["window_below_share"], "{a:#?}");
+    let m = &a[0].message;
+    for part in [
+        "rcv_buf 131,072 bytes",
+        "24.536 Mb/s",
+        "44.149 ms",
+        "raise sctp.rcv_buf to at least 534,199 bytes",
+    ] {
+        assert!(m.contains(part), "{part:?} not in {m:?}");
+    }
+}
+
 /// A cap on cwnd below the advertised window is what to raise.
 #[test]
 fn a_cwnd_cap_below_the_window_is_named() {

@@ -1,8 +1,9 @@
 //! Advice on a scenario that is valid but probably does not measure what was meant: a
 //! receive window too small for the flow to reach its share of the path, ECN negotiated
 //! where no queue marks, a run too short for a flow to get data through. Each finding is
-//! worked out from the built network (its routes, rates and delays) and each TCP flow's
-//! options after its profile, before the run; none changes what is simulated.
+//! worked out from the built network (its routes, rates and delays) and each flow's options
+//! after its profile ([`crate::transport::Transport::window_facts`]: TCP and SCTP), before
+//! the run; none changes what is simulated.
 //!
 //! The figures are lower bounds on what a flow needs: the base round-trip time counts the
 //! links' propagation and serialisation only (queueing makes it longer), and a flow's fair
@@ -12,7 +13,7 @@
 use super::schema::{AppKind, AppSpec, Scenario};
 use crate::engine::{Simulation, NO_ROUTE};
 use crate::sim::{secs, Time};
-use crate::tcp::config::TcpConfig;
+use crate::transport::{WindowFacts, WindowLimit};
 use serde::Serialize;
 
 /// A window that holds a flow below this fraction of its fair share is reported.
@@ -29,17 +30,6 @@ pub struct Advice {
     pub flows: usize,
     /// What was found, with the first such flow's figures, and what to change.
     pub message: String,
-}
-
-/// Bytes of a pure ACK on the wire: IP and TCP headers and the TCP options every segment
-/// carries.
-fn ack_bytes(cfg: &TcpConfig) -> u32 {
-    40 + cfg.option_bytes()
-}
-
-/// Bytes of a full data segment on the wire.
-fn data_bytes(cfg: &TcpConfig) -> u32 {
-    cfg.mss + ack_bytes(cfg)
 }
 
 /// The link directions from `from` to `to` for flow `flow`, in order (empty when there is
@@ -82,10 +72,12 @@ fn largest_transfer(app: &AppSpec) -> Option<u64> {
     }
 }
 
-/// What one TCP flow's findings are computed from.
+/// What one flow's findings are computed from.
 struct FlowView<'a> {
     name: &'a str,
-    cfg: &'a TcpConfig,
+    /// Its protocol's name, which prefixes its options' fields (`tcp.rcv_buf`).
+    protocol: &'static str,
+    facts: WindowFacts,
     start: Time,
     /// The most the application hands TCP at once ([`largest_transfer`]).
     transfer: Option<u64>,
@@ -143,7 +135,7 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
     let mut short = Found::default();
     let mut back = Vec::new();
     for (i, (f, spec)) in sim.flows.iter().zip(&sc.flows).enumerate() {
-        let Some(cfg) = f.transport.tcp_config() else {
+        let Some(facts) = f.transport.window_facts() else {
             continue;
         };
         path(sim, i as u32, f.src, f.dst, &mut hops);
@@ -158,8 +150,8 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
         }
         let rtt = hops
             .iter()
-            .map(|&l| crossing(sim, l, data_bytes(cfg)))
-            .chain(back.iter().map(|&l| crossing(sim, l, ack_bytes(cfg))))
+            .map(|&l| crossing(sim, l, facts.data_wire))
+            .chain(back.iter().map(|&l| crossing(sim, l, facts.ack_wire)))
             .sum();
         let narrowest = hops
             .iter()
@@ -170,7 +162,8 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let view = FlowView {
             name: &f.name,
-            cfg,
+            protocol: f.transport.protocol(),
+            facts,
             start: f.start,
             transfer: largest_transfer(&spec.app),
             rtt,
@@ -178,7 +171,7 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
             marking: hops.iter().any(|&l| sim.links[l as usize].may_mark_ecn()),
         };
         check_window(sim, &view, &mut window);
-        if cfg.ecn && !view.marking && !hops.is_empty() {
+        if facts.ecn && !view.marking && !hops.is_empty() {
             ecn.add(|| ecn_message(&view));
         }
         let first_data = secs(view.start) + 2.0 * view.rtt;
@@ -204,20 +197,20 @@ fn check_window(sim: &Simulation, v: &FlowView, found: &mut Found) {
     let Some((l, share, n)) = v.narrowest else {
         return;
     };
-    let w = v.cfg.window_limit();
+    let w = v.facts.window;
     if v.transfer.is_some_and(|b| b <= w) || v.rtt <= 0.0 {
         return;
     }
     // The window counts payload; the link carries it with the headers.
-    let wire_per_payload = data_bytes(v.cfg) as f64 / v.cfg.mss as f64;
+    let wire_per_payload = v.facts.data_wire as f64 / v.facts.payload as f64;
     let capped = w as f64 * wire_per_payload * 8.0 / v.rtt;
-    let read = v.cfg.read_rate.map(|r| r * wire_per_payload);
+    let read = v.facts.read_rate.map(|r| r * wire_per_payload);
     if capped >= SHARE_FRACTION * share || read.is_some_and(|r| r <= capped) {
         return;
     }
     let needed = (share * v.rtt / 8.0 / wire_per_payload).ceil() as u64;
     let link = &sim.links[l as usize];
-    let (why, fix) = window_cause(v.cfg);
+    let (why, fix) = window_cause(v.facts.limit, v.protocol);
     found.add(|| {
         format!(
             "{}: its window ({why}) caps it at {} over its base round-trip time of {}, under \
@@ -239,24 +232,24 @@ fn check_window(sim: &Simulation, v: &FlowView, found: &mut Found) {
     });
 }
 
-/// What sets a TCP flow's window limit, in the scenario's terms, and what to raise.
-fn window_cause(cfg: &TcpConfig) -> (String, &'static str) {
-    let adv = cfg.advertisable(cfg.rcv_buf);
-    match cfg.max_cwnd {
-        Some(m) if m < adv => (
+/// What sets a flow's window limit, in the scenario's terms, and what to raise (`p`: the
+/// protocol's name, which its fields sit under).
+fn window_cause(limit: WindowLimit, p: &str) -> (String, String) {
+    match limit {
+        WindowLimit::CwndCap(m) => (
             format!("max_cwnd {} bytes", group_digits(m)),
-            "raise tcp.max_cwnd",
+            format!("raise {p}.max_cwnd"),
         ),
-        _ if adv < cfg.rcv_buf => (
+        WindowLimit::Unscaled(b) => (
             format!(
                 "rcv_buf {} bytes, of which 65,535 can be advertised without window scaling",
-                group_digits(cfg.rcv_buf)
+                group_digits(b)
             ),
-            "turn on tcp.window_scale and set tcp.rcv_buf",
+            format!("turn on {p}.window_scale and set {p}.rcv_buf"),
         ),
-        _ => (
-            format!("rcv_buf {} bytes", group_digits(cfg.rcv_buf)),
-            "raise tcp.rcv_buf",
+        WindowLimit::Buffer(b) => (
+            format!("rcv_buf {} bytes", group_digits(b)),
+            format!("raise {p}.rcv_buf"),
         ),
     }
 }

@@ -1,13 +1,15 @@
 //! An SCTP association as the engine sees it: the [`Transport`] made of the two ends and
 //! the store of the chunks their packets carry.
 
-use super::chunk::{Chunk, ChunkStore};
+use super::chunk::{Chunk, ChunkStore, PACKET_OVERHEAD};
 use super::receiver::SctpReceiver;
 use super::sender::SctpSender;
 use super::timers;
 use super::trace::ChunkRows;
 use crate::net::{DropCause, Header, Packet};
-use crate::transport::{Ctx, Detail, DropSite, FlowFacts, Series, TimerId, Transport};
+use crate::transport::{
+    Ctx, Detail, DropSite, FlowFacts, Series, TimerId, Transport, WindowFacts, WindowLimit,
+};
 
 /// One association.
 pub struct SctpAssociation {
@@ -41,6 +43,20 @@ impl SctpAssociation {
 impl Transport for SctpAssociation {
     fn protocol(&self) -> &'static str {
         "sctp"
+    }
+
+    fn window_facts(&self) -> Option<WindowFacts> {
+        let cfg = &self.sender.cfg;
+        // A full DATA chunk fills the MTU; a SACK without gap reports is its fixed 16 bytes.
+        Some(WindowFacts {
+            window: cfg.rcv_buf,
+            limit: WindowLimit::Buffer(cfg.rcv_buf),
+            payload: cfg.frag_point,
+            data_wire: PACKET_OVERHEAD + 16 + cfg.frag_point,
+            ack_wire: PACKET_OVERHEAD + 16,
+            ecn: false,
+            read_rate: None,
+        })
     }
 
     fn start(&mut self, ctx: &mut Ctx) {

@@ -3,6 +3,7 @@
 
 use super::cc::CcKind;
 use crate::sim::Time;
+use crate::transport::{WindowFacts, WindowLimit};
 
 /// How the initial window is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,11 +328,26 @@ impl TcpConfig {
         (window.min(65_535u64 << shift) >> shift) << shift
     }
 
-    /// The most bytes a sender can have in flight by its windows alone: the receive buffer
-    /// as it can be advertised, and the cap on cwnd (ns-2's `window_`), if any.
-    pub fn window_limit(&self) -> u64 {
+    /// The most bytes a sender can have in flight by its windows alone (the receive buffer
+    /// as it can be advertised, and the cap on cwnd, ns-2's `window_`, if any), what sets
+    /// that, and its packets' sizes.
+    pub fn window_facts(&self) -> WindowFacts {
         let adv = self.advertisable(self.rcv_buf);
-        self.max_cwnd.map_or(adv, |m| m.min(adv))
+        let (window, limit) = match self.max_cwnd {
+            Some(m) if m < adv => (m, WindowLimit::CwndCap(m)),
+            _ if adv < self.rcv_buf => (adv, WindowLimit::Unscaled(self.rcv_buf)),
+            _ => (adv, WindowLimit::Buffer(self.rcv_buf)),
+        };
+        let ack_wire = 40 + self.option_bytes();
+        WindowFacts {
+            window,
+            limit,
+            payload: self.mss,
+            data_wire: self.mss + ack_wire,
+            ack_wire,
+            ecn: self.ecn,
+            read_rate: self.read_rate,
+        }
     }
 
     /// Window-scale shift needed to advertise `rcv_buf`.

@@ -5,7 +5,6 @@
 
 use super::adaptive::Adaptive;
 use super::cc::{CcKind, CongestionControl};
-use super::config::TcpConfig;
 use super::receiver::TcpReceiver;
 use super::sender::TcpSender;
 use super::timers;
@@ -13,7 +12,9 @@ use super::trace::FlowTrace;
 use crate::net::{DropCause, Packet};
 use crate::sim::events::{Event, EventQueue};
 use crate::sim::Time;
-use crate::transport::{Ctx, Detail, DropSite, FlowFacts, Series, TimerId, Transport, VolumeHint};
+use crate::transport::{
+    Ctx, Detail, DropSite, FlowFacts, Series, TimerId, Transport, VolumeHint, WindowFacts,
+};
 use std::collections::BTreeMap;
 
 /// One TCP connection: both ends and their books.
@@ -218,8 +219,8 @@ impl Transport for TcpConnection {
         self.sender.trace.take().map(|t| t as Box<dyn Series>)
     }
 
-    fn tcp_config(&self) -> Option<&TcpConfig> {
-        Some(&self.sender.cfg)
+    fn window_facts(&self) -> Option<WindowFacts> {
+        Some(self.sender.cfg.window_facts())
     }
 
     fn volume_hint(&self) -> VolumeHint {

@@ -144,6 +144,38 @@ pub struct VolumeHint {
     pub app_bytes: Option<u64>,
 }
 
+/// What bounds a flow's window, in its scenario's terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowLimit {
+    /// The receive buffer (`rcv_buf`), in bytes.
+    Buffer(u64),
+    /// A receive buffer larger than the 65,535 bytes that can be advertised without window
+    /// scaling.
+    Unscaled(u64),
+    /// A cap on cwnd (`max_cwnd`), in bytes.
+    CwndCap(u64),
+}
+
+/// A flow's windows and packets, as advice on a scenario reads them
+/// ([`Transport::window_facts`]).
+#[derive(Clone, Copy, Debug)]
+pub struct WindowFacts {
+    /// The most payload bytes the windows let it have in flight.
+    pub window: u64,
+    /// What sets `window`.
+    pub limit: WindowLimit,
+    /// Payload bytes of a full data packet.
+    pub payload: u32,
+    /// Bytes of a full data packet on the wire (IP and up).
+    pub data_wire: u32,
+    /// Bytes of an acknowledgement on the wire.
+    pub ack_wire: u32,
+    /// It negotiates ECN.
+    pub ecn: bool,
+    /// The receiving application reads at this rate, bit/s of payload (None: at once).
+    pub read_rate: Option<f64>,
+}
+
 /// One flow's protocol endpoints, as the engine drives them.
 pub trait Transport: Send {
     /// The protocol's name as the scenario spells it ("tcp").
@@ -206,9 +238,9 @@ pub trait Transport: Send {
     /// The transport's time series, if it was asked to keep them.
     fn take_trace(&mut self) -> Option<Box<dyn Series>>;
 
-    /// A TCP flow's options after its profile (None for other transports): for advice on
-    /// the scenario before a run ([`crate::scenario::advice`]).
-    fn tcp_config(&self) -> Option<&crate::tcp::config::TcpConfig> {
+    /// What advice on the scenario before a run needs to know of the flow's windows and
+    /// packets ([`crate::scenario::advice`]); None: nothing to say.
+    fn window_facts(&self) -> Option<WindowFacts> {
         None
     }
 
