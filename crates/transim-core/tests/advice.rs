@@ -204,8 +204,10 @@ fn ecn_with_no_marking_queue_on_the_path_is_reported() {
 }
 
 /// A flow's first data is acknowledged two base round trips after it starts (the handshake,
-/// then the data): 88.3 ms here, so a 50 ms run sees none of it, and one starting at
-/// 9.95 s of a 10 s run neither; a 100 ms run from time 0 does.
+/// then the data): 88.3 ms here, so a 50 ms run sees none of it, and neither does a 120 ms
+/// run for a flow starting at 40 ms; a 100 ms run from time 0 does. A flow starting in the
+/// run's second half (an open-loop workload's last arrivals) is expected to be cut off and
+/// is not reported: 9.95 s of a 10 s run.
 #[test]
 fn a_run_shorter_than_two_round_trips_after_a_start_is_reported() {
     let tcp = json!({"profile": "rfc", "timestamps": true});
@@ -217,11 +219,13 @@ fn a_run_shorter_than_two_round_trips_after_a_start_is_reported() {
         "{}",
         a[0].message
     );
+    assert!(a[0].message.contains("starts at 0 s"), "{}", a[0].message);
     assert_eq!(advice_of(dumbbell(tcp.clone(), bulk, "100ms")), []);
-    let late = json!([{"app": {"kind": "bulk"}, "start": "9.95s"}]);
-    let a = advice_of(dumbbell(tcp, late, "10s"));
+    let at = |start: &str| json!([{"app": {"kind": "bulk"}, "start": start}]);
+    let a = advice_of(dumbbell(tcp.clone(), at("40ms"), "120ms"));
     assert_eq!(codes(&a), ["run_too_short"]);
-    assert!(a[0].message.contains("starts at 9.950 s"));
+    assert!(a[0].message.contains("starts at 40.000 ms"));
+    assert_eq!(advice_of(dumbbell(tcp, at("9.95s"), "10s")), []);
 }
 
 /// Advice is asked for: without it the summary has no `warnings`, with it they are there,
