@@ -277,3 +277,32 @@ def test_the_table_orders_points_the_file_does_not_list_after_those_it_does(
     rows = [x.split() for x in table.splitlines()[3:]]
     assert (rows[0][0], rows[0][1]) == ("cubic", "0.01")
     assert [x[0] for x in rows] == ["cubic"] * 3 + ["reno"] * 3
+
+
+def test_the_sweep_says_at_which_points_the_window_binds(tmp_path: Path) -> None:
+    """The advice on each run's scenario is kept with its metrics, and ``transim sweep``
+    ends with how many runs had each finding: Linux 2.6's 87,380-byte window cannot fill
+    its flow's share of a 100 Mb/s bottleneck, and fills that of a 1 Mb/s one."""
+    import transim
+
+    p = tmp_path / "s.toml"
+    p.write_text(
+        f'name = "w"\nbase = "{SCENARIOS / "dumbbell.toml"}"\nduration = "3s"\n'
+        '[vary]\n"tcp.profile" = ["linux-2.6"]\n'
+        '"topology.bottleneck.rate" = ["1Mbps", "100Mbps"]\n'
+    )
+    r = transim_cli("sweep", str(p), "--out", str(tmp_path / "o"), "--workers", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    df = sweep.load(tmp_path / "o" / "results.sqlite")
+    col = "m.warning.window_below_share"
+    slow = df[df["p.topology.bottleneck.rate"] == "1Mbps"][col].iloc[0]
+    fast = df[df["p.topology.bottleneck.rate"] == "100Mbps"][col].iloc[0]
+    assert slow != slow  # NaN: no finding at 1 Mb/s
+    sets = ["tcp.profile=linux-2.6", "topology.bottleneck.rate=100Mbps", "duration=3s"]
+    expected = transim.scenario.check(SCENARIOS / "dumbbell.toml", sets)["warnings"]
+    assert [w["code"] for w in expected] == ["window_below_share"]
+    assert fast == expected[0]["message"]
+    assert (
+        "warning (window_below_share): in 1 of 2 runs; at tcp.profile=linux-2.6, "
+        f"topology.bottleneck.rate=100Mbps: {fast}"
+    ) in r.stderr

@@ -251,6 +251,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     table = sweep.glance(out / "results.sqlite", sw.name, sw.grid or {k: [] for k in sw.sample})
     if table:
         print(f"\n{table}")
+    for line in sweep.advice_lines(out / "results.sqlite", sw.name):
+        print(line, file=sys.stderr)
     if args.export:
         print(f"exported to {sweep.export(out / 'results.sqlite', args.export)}")
     return 1 if o.failed else 0

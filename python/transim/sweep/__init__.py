@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .advice import advice_lines
 from .execute import Outcome, execute, metrics
 from .glance import glance
 from .spec import RunSpec, Sweep, derived_seed, parse
@@ -20,6 +21,7 @@ __all__ = [
     "RunSpec",
     "Store",
     "Sweep",
+    "advice_lines",
     "derived_seed",
     "execute",
     "export",

@@ -120,9 +120,11 @@ def run_batch(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row = {k: job[k] for k in ("key", "sweep", "params", "replication", "seed")}
         row["engine"] = engine
         try:
-            raw = _core.run(job["scenario"])
+            raw = _core.run(job["scenario"], None, None, None, True)
             text = raw.pop("result")
             fct = completion_metrics(text)
+            # The advice on this point's scenario, by code: ``m.warning.<code>`` in ``load``.
+            fct.update({f"warning.{w['code']}": w["message"] for w in raw["warnings"]})
             keep = bool(job.get("keep_summary"))
             if keep:
                 summary = json.loads(str(text))
