@@ -346,7 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"transim {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    r = sub.add_parser("run", help="run a scenario file and print its summary")
+    r = sub.add_parser(
+        "run", help="run a scenario file and print its summary (and any warnings on the scenario)"
+    )
     r.add_argument("scenario", help="scenario TOML file")
     r.add_argument(
         "--set",
@@ -389,7 +391,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"flows to plot, by index (default: the first {PLOT_FLOWS}); without --trace "
         "only these are traced",
     )
-    r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    r.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing on success (warnings on the scenario stay in results.json)",
+    )
     r.add_argument(
         "--all-rows",
         action="store_true",
@@ -404,7 +411,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.set_defaults(func=cmd_run)
 
-    v = sub.add_parser("validate", help="check a scenario file without running it")
+    v = sub.add_parser(
+        "validate",
+        help="check a scenario file without running it, with warnings on what it probably "
+        "did not mean (a window too small for the path, ECN with nothing to mark, a run too "
+        "short)",
+    )
     v.add_argument("scenario")
     v.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
     v.add_argument("--show", action="store_true", help="print the normalised scenario")
