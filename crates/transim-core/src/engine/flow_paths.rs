@@ -12,6 +12,7 @@
 //! they apply; a packet they do not cover (another destination, as an SCTP association's
 //! alternate address, or a node off the path) falls back to the table.
 
+use super::routes::follow;
 use std::hint::select_unpredictable;
 
 /// The hops of every flow's two paths.
@@ -50,18 +51,8 @@ impl FlowPaths {
             paths.start.push(head as u32);
             paths.data.extend_from_slice(&[d, 0, s, 0]);
             for (k, (from, dst)) in [(s, d), (d, s)].into_iter().enumerate() {
-                hops.clear();
-                let mut at = from;
-                while at != dst {
-                    if hops.len() >= max_hops {
-                        return None;
-                    }
-                    let l = next(at, dst, flow as u32);
-                    if l == super::NO_ROUTE {
-                        return None;
-                    }
-                    hops.push((at, l));
-                    at = to(l);
+                if !follow(&next, &to, flow as u32, from, dst, max_hops, &mut hops) {
+                    return None;
                 }
                 paths.data[head + 2 * k + 1] = hops.len() as u32;
                 for &(n, l) in &hops {

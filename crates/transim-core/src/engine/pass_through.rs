@@ -29,7 +29,7 @@
 //! Equal-time ties can come out in another order than with every hop an event, since the
 //! next link's events are scheduled at other moments; each run stays deterministic.
 
-use super::routes::{Routes, NO_ROUTE};
+use super::routes::Routes;
 use super::Flow;
 use crate::net::host::Processor;
 use crate::net::Link;
@@ -83,12 +83,13 @@ impl PassThrough {
             return;
         }
         let mut feeder = vec![NO_FEEDER; links.len()];
+        let mut hops = Vec::new();
         for (i, f) in flows.iter().enumerate() {
             let mut pairs = f.transport.other_node_pairs();
             pairs.push((f.src, f.dst));
             for (a, b) in pairs {
                 for (from, to) in [(a, b), (b, a)] {
-                    walk(&mut feeder, links, routes, i as u32, from, to);
+                    walk(&mut feeder, links, routes, (i as u32, from, to), &mut hops);
                 }
             }
         }
@@ -147,20 +148,18 @@ impl PassThrough {
 }
 
 /// Note, for every link direction on the route of flow `flow` from node `from` to node
-/// `to`, the link direction that fed it there ([`SHARED`] after a second one, or when an
-/// endpoint feeds it).
-fn walk(feeder: &mut [u32], links: &[Link], routes: &Routes, flow: u32, from: u32, to: u32) {
-    let mut node = from;
+/// `to` (as far as it goes), the link direction that fed it there ([`SHARED`] after a second
+/// one, or when an endpoint feeds it). `hops` is scratch space.
+fn walk(
+    feeder: &mut [u32],
+    links: &[Link],
+    routes: &Routes,
+    (flow, from, to): (u32, u32, u32),
+    hops: &mut Vec<(u32, u32)>,
+) {
+    routes.follow(|l| links[l as usize].to, flow, from, to, hops);
     let mut came_by = SHARED;
-    // Routes are checked loop-free when the scenario is built; the bound only guards that.
-    for _ in 0..links.len() {
-        if node == to {
-            return;
-        }
-        let l = routes.next(node, to, flow);
-        if l == NO_ROUTE {
-            return;
-        }
+    for &(_, l) in hops.iter() {
         let f = &mut feeder[l as usize];
         if *f == NO_FEEDER {
             *f = came_by;
@@ -168,7 +167,6 @@ fn walk(feeder: &mut [u32], links: &[Link], routes: &Routes, flow: u32, from: u3
             *f = SHARED;
         }
         came_by = l;
-        node = links[l as usize].to;
     }
 }
 

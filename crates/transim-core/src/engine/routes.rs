@@ -35,6 +35,36 @@ struct NodeInfo {
     col: u32,
 }
 
+/// Follow flow `flow`'s route from node `from` to node `to`: `next` is the routing function
+/// (node, destination, flow → link direction) and `far` each link direction's far node.
+/// `hops` is filled with the (node, link direction) pairs taken, in order, as far as the
+/// route goes. Returns whether it reaches `to` within `max_hops` hops (false: there is no
+/// route from some node on the way, or the route is longer, which only a loop makes it).
+pub fn follow(
+    next: impl Fn(u32, u32, u32) -> u32,
+    far: impl Fn(u32) -> u32,
+    flow: u32,
+    from: u32,
+    to: u32,
+    max_hops: usize,
+    hops: &mut Vec<(u32, u32)>,
+) -> bool {
+    hops.clear();
+    let mut at = from;
+    while at != to {
+        if hops.len() >= max_hops {
+            return false;
+        }
+        let l = next(at, to, flow);
+        if l == NO_ROUTE {
+            return false;
+        }
+        hops.push((at, l));
+        at = far(l);
+    }
+    true
+}
+
 /// Next hops toward every destination in use.
 #[derive(Clone, Debug, Default)]
 pub struct Routes {
@@ -226,6 +256,22 @@ impl Routes {
         }
     }
 
+    /// [`follow`] flow `flow`'s route from node `from` to node `to` through this table, with
+    /// `far` each link direction's far node: `hops` gets the (node, link direction) pairs
+    /// taken, as far as the route goes; returns whether it reaches `to`. A route visits each
+    /// node at most once, so it is given up after as many hops as there are nodes.
+    pub fn follow(
+        &self,
+        far: impl Fn(u32) -> u32,
+        flow: u32,
+        from: u32,
+        to: u32,
+        hops: &mut Vec<(u32, u32)>,
+    ) -> bool {
+        let next = |a, d, f| self.next(a, d, f);
+        follow(next, far, flow, from, to, self.nodes.len(), hops)
+    }
+
     /// Whether the flows' packets go by their pinned paths.
     pub fn pinned(&self) -> bool {
         !self.paths.is_empty()
@@ -321,16 +367,22 @@ mod tests {
         out
     }
 
-    fn walk(r: &Routes, out: &[Vec<(u32, u32)>], mut a: u32, b: u32, flow: u32) -> Vec<u32> {
-        let mut nodes = vec![a];
-        while a != b {
-            let l = r.next(a, b, flow);
-            assert_ne!(l, NO_ROUTE, "no route at {a} toward {b}");
-            a = out[a as usize].iter().find(|&&(x, _)| x == l).unwrap().1;
-            nodes.push(a);
-            assert!(nodes.len() <= out.len(), "loop");
-        }
-        nodes
+    /// The nodes flow `flow`'s route visits from `a` to `b`, both included.
+    fn walk(r: &Routes, out: &[Vec<(u32, u32)>], a: u32, b: u32, flow: u32) -> Vec<u32> {
+        // Link directions are numbered in pairs along `edges`; `out` names each one's far node.
+        let far = |l: u32| {
+            out.iter()
+                .flatten()
+                .find(|&&(x, _)| x == l)
+                .expect("a link direction of the network")
+                .1
+        };
+        let mut hops = Vec::new();
+        assert!(
+            r.follow(far, flow, a, b, &mut hops),
+            "no route from {a} to {b}"
+        );
+        hops.iter().map(|&(n, _)| n).chain([b]).collect()
     }
 
     #[test]

@@ -60,21 +60,12 @@ pub(crate) fn route(sim: &Simulation, a: u32, b: u32, flow: u32) -> Vec<usize> {
     route_on(&sim.routes, &sim.links, a, b, flow)
 }
 
-/// [`route`] on the network's `routes` and `links`.
-pub(crate) fn route_on(
-    routes: &Routes,
-    links: &[Link],
-    mut a: u32,
-    b: u32,
-    flow: u32,
-) -> Vec<usize> {
-    let mut out = vec![];
-    while a != b && out.len() <= links.len() {
-        let l = routes.next(a, b, flow) as usize;
-        out.push(l);
-        a = links[l].to;
-    }
-    out
+/// [`route`] on the network's `routes` and `links`: the link directions as far as the route
+/// goes ([`Routes::follow`]; a built scenario's routes all reach their end).
+pub(crate) fn route_on(routes: &Routes, links: &[Link], a: u32, b: u32, flow: u32) -> Vec<usize> {
+    let mut hops = Vec::new();
+    routes.follow(|l| links[l as usize].to, flow, a, b, &mut hops);
+    hops.iter().map(|&(_, l)| l as usize).collect()
 }
 
 /// A link direction's queue limit as the summary writes it: "100pkt", "64000B", "4096cells"

@@ -11,7 +11,8 @@
 //! they overlap in time or not.
 
 use super::schema::{AppKind, AppSpec, Scenario};
-use crate::engine::{Simulation, NO_ROUTE};
+use crate::engine::Simulation;
+use crate::results::route;
 use crate::sim::{secs, Time};
 use crate::transport::{WindowFacts, WindowLimit};
 use serde::Serialize;
@@ -32,31 +33,10 @@ pub struct Advice {
     pub message: String,
 }
 
-/// The link directions from `from` to `to` for flow `flow`, in order (empty when there is
-/// no route, which a built scenario does not have).
-fn path(sim: &Simulation, flow: u32, from: u32, to: u32, out: &mut Vec<u32>) {
-    out.clear();
-    let mut node = from;
-    // Routes are loop-free once built; the bound only guards that.
-    for _ in 0..sim.links.len() {
-        if node == to {
-            return;
-        }
-        let l = sim.routes.next(node, to, flow);
-        if l == NO_ROUTE {
-            out.clear();
-            return;
-        }
-        out.push(l);
-        node = sim.links[l as usize].to;
-    }
-    out.clear();
-}
-
 /// Seconds to send `bytes` (plus the link's framing) at link direction `l`'s rate, and to
 /// carry them across it.
-fn crossing(sim: &Simulation, l: u32, bytes: u32) -> f64 {
-    let link = &sim.links[l as usize];
+fn crossing(sim: &Simulation, l: usize, bytes: u32) -> f64 {
+    let link = &sim.links[l];
     (bytes + link.overhead) as f64 * 8.0 / link.rate_bps + secs(link.delay)
 }
 
@@ -85,7 +65,7 @@ struct FlowView<'a> {
     rtt: f64,
     /// The link direction of its data path with the smallest share, that share (bit/s) and
     /// how many flows' data crosses it.
-    narrowest: Option<(u32, f64, u32)>,
+    narrowest: Option<(usize, f64, u32)>,
     /// Whether a queue on its data path may mark ECN.
     marking: bool,
 }
@@ -123,28 +103,21 @@ impl Found {
 /// The advice on scenario `sc`, built as `sim`: at most one item per kind of finding.
 pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
     let mut users = vec![0u32; sim.links.len()];
-    let mut hops = Vec::new();
     for (i, f) in sim.flows.iter().enumerate() {
-        path(sim, i as u32, f.src, f.dst, &mut hops);
-        for &l in &hops {
-            users[l as usize] += 1;
+        for l in route(sim, f.src, f.dst, i as u32) {
+            users[l] += 1;
         }
     }
     let mut window = Found::default();
     let mut ecn = Found::default();
     let mut short = Found::default();
-    let mut back = Vec::new();
     for (i, (f, spec)) in sim.flows.iter().zip(&sc.flows).enumerate() {
         let Some(facts) = f.transport.window_facts() else {
             continue;
         };
-        path(sim, i as u32, f.src, f.dst, &mut hops);
-        path(sim, i as u32, f.dst, f.src, &mut back);
-        if hops
-            .iter()
-            .chain(&back)
-            .any(|&l| sim.links[l as usize].cells)
-        {
+        let hops = route(sim, f.src, f.dst, i as u32);
+        let back = route(sim, f.dst, f.src, i as u32);
+        if hops.iter().chain(&back).any(|&l| sim.links[l].cells) {
             // ATM: cells, not packets, cross these links (their own tax and pacing).
             continue;
         }
@@ -156,8 +129,8 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
         let narrowest = hops
             .iter()
             .map(|&l| {
-                let n = users[l as usize].max(1);
-                (l, sim.links[l as usize].rate_bps / n as f64, n)
+                let n = users[l].max(1);
+                (l, sim.links[l].rate_bps / n as f64, n)
             })
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let view = FlowView {
@@ -168,7 +141,7 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
             transfer: largest_transfer(&spec.app),
             rtt,
             narrowest,
-            marking: hops.iter().any(|&l| sim.links[l as usize].may_mark_ecn()),
+            marking: hops.iter().any(|&l| sim.links[l].may_mark_ecn()),
         };
         check_window(sim, &view, &mut window);
         if facts.ecn && !view.marking && !hops.is_empty() {
@@ -212,7 +185,7 @@ fn check_window(sim: &Simulation, v: &FlowView, found: &mut Found) {
         return;
     }
     let needed = (share * v.rtt / 8.0 / wire_per_payload).ceil() as u64;
-    let link = &sim.links[l as usize];
+    let link = &sim.links[l];
     let (why, fix) = window_cause(v.facts.limit, v.protocol);
     found.add(|| {
         format!(
@@ -222,7 +195,7 @@ fn check_window(sim: &Simulation, v: &FlowView, found: &mut Found) {
             rate(capped),
             duration(v.rtt),
             SHARE_FRACTION * 100.0,
-            sim.link_names[l as usize],
+            sim.link_names[l],
             rate(share),
             rate(link.rate_bps),
             if n > 1 {

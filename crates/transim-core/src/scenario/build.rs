@@ -868,19 +868,17 @@ pub(super) fn check_path(
     to: u32,
     flow: u32,
 ) -> Result<(), String> {
-    let mut at = from;
-    for _ in 0..=net.names.len() {
-        if at == to {
-            return Ok(());
-        }
-        let l = routes.next(at, to, flow);
-        if l == NO_ROUTE {
-            return Err(format!(
-                "has no route from {:?} to {:?}; connect them with links or add topology.routes",
-                net.names[from as usize], net.names[to as usize]
-            ));
-        }
-        at = net.links[l as usize].to;
+    let far = |l: u32| net.links[l as usize].to;
+    let mut hops = Vec::new();
+    if routes.follow(far, flow, from, to, &mut hops) {
+        return Ok(());
+    }
+    let stuck = hops.last().map_or(from, |&(_, l)| far(l));
+    if routes.next(stuck, to, flow) == NO_ROUTE {
+        return Err(format!(
+            "has no route from {:?} to {:?}; connect them with links or add topology.routes",
+            net.names[from as usize], net.names[to as usize]
+        ));
     }
     Err(format!(
         "routes from {:?} to {:?} form a loop",

@@ -12,6 +12,7 @@ use crate::net::atm::port::{CellPort, Discard, Efci, Erica, EricaParams};
 use crate::net::atm::vc::VcDirection;
 use crate::net::qdisc::{Drr, Sched};
 use crate::net::QueueLimit;
+use crate::results::route_on;
 use crate::sim::MILLISECOND;
 
 /// Bits per cell.
@@ -241,10 +242,8 @@ pub(super) fn attach(
     let llc = spec.llc_snap.unwrap_or(true);
     let mut vcs = Vec::with_capacity(endpoints.len());
     for (i, &(s, d)) in endpoints.iter().enumerate() {
-        let path = walk(net, routes, s, d, i as u32);
-        let atm_links: Vec<usize> = (0..path.len())
-            .filter(|&k| cells[path[k] as usize])
-            .collect();
+        let path = route_on(routes, &net.links, s, d, i as u32);
+        let atm_links: Vec<usize> = (0..path.len()).filter(|&k| cells[path[k]]).collect();
         let Some(&first) = atm_links.first() else {
             vcs.push(None);
             continue;
@@ -256,7 +255,7 @@ pub(super) fn attach(
                 "crosses ATM links in more than one stretch; a flow's VC carries one contiguous stretch of cell links",
             ));
         }
-        let fwd: Vec<u32> = path[first..=last].to_vec();
+        let fwd: Vec<u32> = path[first..=last].iter().map(|&l| l as u32).collect();
         let rev: Vec<u32> = fwd.iter().rev().map(|&l| l ^ 1).collect();
         for (&f, &r) in fwd.iter().zip(rev.iter().rev()) {
             let (a, b) = (&net.links[f as usize], &net.links[r as usize]);
@@ -265,14 +264,14 @@ pub(super) fn attach(
         let entry = net.links[fwd[0] as usize].from;
         let exit = net.links[*fwd.last().expect("non-empty") as usize].to;
         // The packets coming back must reach the VC where its reverse direction starts.
-        let back = walk(net, routes, d, s, i as u32);
-        if let Some(&l) = back.iter().find(|&&l| cells[l as usize]) {
-            if net.links[l as usize].from != exit {
+        let back = route_on(routes, &net.links, d, s, i as u32);
+        if let Some(&l) = back.iter().find(|&&l| cells[l]) {
+            if net.links[l].from != exit {
                 return Err(err(
                     &format!("flows[{i}]"),
                     format!(
                         "returns over ATM links that start at {:?}, not where its VC ends ({:?}); make the routes symmetric",
-                        net.names[net.links[l as usize].from as usize],
+                        net.names[net.links[l].from as usize],
                         net.names[exit as usize]
                     ),
                 ));
@@ -291,17 +290,6 @@ pub(super) fn attach(
         vcs.push(Some(Box::new(dirs)));
     }
     Ok(Some(Box::new(AtmNet { vcs })))
-}
-
-/// The link directions of the route from `a` to `b`.
-fn walk(net: &Net, routes: &Routes, mut a: u32, b: u32, flow: u32) -> Vec<u32> {
-    let mut out = vec![];
-    while a != b && out.len() <= net.links.len() {
-        let l = routes.next(a, b, flow);
-        out.push(l);
-        a = net.links[l as usize].to;
-    }
-    out
 }
 
 fn abr_params(a: &AbrSpec, link_bps: f64) -> Result<AbrParams, ScenarioError> {

@@ -7,6 +7,7 @@ use super::names::{decimal, numbered};
 use super::profiles::resolve;
 use super::schema::*;
 use crate::engine::Routes;
+use crate::results::route_on;
 use crate::sim::rng::Rng;
 use crate::sim::{Time, SECOND};
 use crate::tcp::adaptive::{Adaptive, DecisionMap};
@@ -232,13 +233,11 @@ fn adaptive(
         // The true path: narrowest link, one-way propagation, and the loss the data
         // direction's loss models imply.
         let (mut bw, mut delay, mut keep) = (f64::INFINITY, 0.0, 1.0);
-        let mut at = s;
-        while at != d {
-            let l = &net.links[routes.next(at, d, flow) as usize];
+        for l in route_on(routes, &net.links, s, d, flow) {
+            let l = &net.links[l];
             bw = bw.min(l.rate_bps);
             delay += l.delay as f64 * 1e-9;
             keep *= 1.0 - l.loss().mean_loss_rate();
-            at = l.to;
         }
         [bw, delay, 1.0 - keep]
     });

@@ -228,7 +228,9 @@ impl Transport for TcpConnection {
         let end = self.sender.app_end;
         VolumeHint {
             packet_bytes: cfg.mss as u64 + 40,
-            window_bytes: Some(cfg.max_cwnd.map_or(cfg.rcv_buf, |m| m.min(cfg.rcv_buf))),
+            // What the receiver can advertise (at most 65,535 bytes without window
+            // scaling), or the cwnd cap if lower.
+            window_bytes: Some(cfg.window_facts().window),
             // A rounds application's sender knows only the rounds written so far.
             app_bytes: self
                 .receiver
