@@ -75,6 +75,7 @@ pub fn resolve_sctp(spec: &SctpSpec, path: &str) -> Result<SctpConfig, ScenarioE
         frag_point: mtu - 48,
         initial_cwnd,
         rcv_buf,
+        read_rate: spec.read_rate.map(|r| r.0),
         outstanding_with_headers: spec.outstanding == Some(OutstandingSpec::Chunks),
         sack_freq: at_least_one(spec.sack_freq, "sack_freq", d.sack_freq)?,
         sack_delay: positive_time(spec.sack_delay, "sack_delay", d.sack_delay)?,

@@ -1,7 +1,7 @@
 //! The `[sctp]` table (scenario-wide defaults; a flow's own `sctp` table overrides them) and
 //! the per-flow extra paths of a multi-homed association.
 
-use super::units::{Duration, Size};
+use super::units::{Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
 
 /// What counts as bytes outstanding.
@@ -35,6 +35,10 @@ pub struct SctpSpec {
     /// Receive buffer: the advertised window (128 KiB).
     #[serde(default)]
     pub rcv_buf: Option<Size>,
+    /// The receiving application reads at this rate (default: at once, so the window is
+    /// the whole buffer less what waits for reassembly or its turn in its stream).
+    #[serde(default)]
+    pub read_rate: Option<Rate>,
     /// Initial cwnd (RFC 4960: min(4·MTU, max(2·MTU, 4380)); RFC 2960's was 2·MTU).
     #[serde(default)]
     pub initial_cwnd: Option<Size>,
@@ -91,6 +95,7 @@ impl SctpSpec {
         merge!(
             mtu,
             rcv_buf,
+            read_rate,
             initial_cwnd,
             outstanding,
             sack_freq,

@@ -55,7 +55,7 @@ impl Transport for SctpAssociation {
             data_wire: PACKET_OVERHEAD + 16 + cfg.frag_point,
             ack_wire: PACKET_OVERHEAD + 16,
             ecn: false,
-            read_rate: None,
+            read_rate: cfg.read_rate,
         })
     }
 
@@ -89,6 +89,7 @@ impl Transport for SctpAssociation {
         match timer {
             timers::T1 => self.sender.on_t1(ctx, &mut self.store),
             timers::SACK => self.receiver.on_sack_timer(ctx, &mut self.store),
+            timers::WINDOW_UPDATE => self.receiver.on_window_timer(ctx, &mut self.store),
             t => {
                 let k = ((t - 16) / 2) as usize;
                 if t % 2 == 0 {

@@ -22,6 +22,8 @@ pub struct SctpConfig {
     pub initial_cwnd: u64,
     /// Receive buffer: the advertised receiver window when the application reads at once.
     pub rcv_buf: u64,
+    /// The receiving application's read rate (bit/s); None: it reads at once.
+    pub read_rate: Option<f64>,
     /// Count the 16-byte DATA chunk header in the bytes outstanding (ns-2) or not (lksctp,
     /// INET).
     pub outstanding_with_headers: bool,
@@ -62,6 +64,7 @@ impl Default for SctpConfig {
             frag_point: 1452,
             initial_cwnd: Self::rfc4960_initial_cwnd(1500),
             rcv_buf: 128 * 1024,
+            read_rate: None,
             outstanding_with_headers: false,
             sack_freq: 2,
             sack_delay: 200 * MILLISECOND,

@@ -12,6 +12,7 @@ pub mod association;
 pub mod chunk;
 pub mod config;
 pub mod path;
+pub mod reader;
 pub mod receiver;
 pub mod results;
 pub mod sender;
@@ -25,6 +26,8 @@ pub mod timers {
     pub const T1: TimerId = 0;
     /// The receiver's delayed-SACK timer.
     pub const SACK: TimerId = 1;
+    /// The receiver's window-update timer (with `sctp.read_rate`).
+    pub const WINDOW_UPDATE: TimerId = 2;
     /// T3-rtx of path k.
     pub fn t3(k: usize) -> TimerId {
         16 + 2 * k as TimerId

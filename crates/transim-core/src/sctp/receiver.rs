@@ -2,7 +2,9 @@
 //! bookkeeping (cumulative TSN, gap blocks, duplicates), reassembly of fragments, ordered
 //! delivery within each stream and none across streams (a loss on one stream never holds
 //! back another), unordered delivery, and the SACK policy of RFC 9260 §6.2 (every second
-//! packet with DATA or after the delayed-SACK timer; at once on gaps and duplicates).
+//! packet with DATA or after the delayed-SACK timer; at once on gaps and duplicates). With
+//! `sctp.read_rate` the application reads at a set rate and the window is what the unread
+//! bytes leave ([`super::reader`]).
 
 use super::chunk::{Chunk, ChunkStore, DataChunk};
 use super::config::SctpConfig;
@@ -55,8 +57,8 @@ pub struct ReceiverStats {
 
 /// The receiving end.
 pub struct SctpReceiver {
-    cfg: SctpConfig,
-    flow: u32,
+    pub(super) cfg: SctpConfig,
+    pub(super) flow: u32,
     /// Highest TSN received in order (0 before any).
     pub cum_tsn: u64,
     /// TSN ranges received above `cum_tsn + 1`, inclusive, sorted and disjoint.
@@ -65,10 +67,10 @@ pub struct SctpReceiver {
     /// Fragments waiting for the rest of their message, sorted by TSN (a vector whose
     /// capacity is reused: no allocation per message).
     held: Vec<DataChunk>,
-    held_bytes: u64,
+    pub(super) held_bytes: u64,
     next_ssn: Vec<u16>,
     ready: Vec<BTreeMap<u16, u32>>,
-    ready_bytes: u64,
+    pub(super) ready_bytes: u64,
     unsacked_packets: u32,
     sack_timer: Timer,
     /// Where SACKs go: (our node, the peer node) of the last packet with DATA.
@@ -78,11 +80,14 @@ pub struct SctpReceiver {
     pub stats: ReceiverStats,
     /// DATA arrival rows for the trace, when tracing.
     pub rows: Option<Box<ChunkRows>>,
+    /// With `sctp.read_rate`: the application's reader and the window it leaves.
+    pub reader: Option<Box<super::reader::SctpReader>>,
 }
 
 impl SctpReceiver {
     /// A listening endpoint.
     pub fn new(cfg: SctpConfig, flow: u32, trace: bool) -> Self {
+        let cfg_read_rate = cfg.read_rate;
         SctpReceiver {
             cfg,
             flow,
@@ -100,12 +105,30 @@ impl SctpReceiver {
             scratch: vec![],
             stats: ReceiverStats::default(),
             rows: trace.then(Box::default),
+            reader: cfg_read_rate.map(|r| Box::new(super::reader::SctpReader::new(r))),
         }
     }
 
     fn send(&mut self, c: Chunk, to: (u32, u32), ctx: &mut Ctx, store: &mut ChunkStore) {
         self.scratch.push(c);
         super::wire::emit(self.flow, to.0, to.1, false, &mut self.scratch, ctx, store);
+    }
+
+    /// Buffer space the receiver can offer at `now`: the receive buffer less the fragments
+    /// waiting for the rest of their message, the messages waiting for their turn in their
+    /// stream and, with a reader, the bytes delivered and not yet read.
+    pub(super) fn free_space(&self, now: Time) -> u64 {
+        let unread = self.reader.as_deref().map_or(0, |r| r.fluid.unread(now));
+        self.cfg
+            .rcv_buf
+            .saturating_sub(self.held_bytes + self.ready_bytes + unread)
+    }
+
+    /// The highest TSN received so far (0 before any).
+    pub(super) fn highest_tsn(&self) -> u64 {
+        self.ooo
+            .last()
+            .map_or(self.cum_tsn, |&(_, b)| b.max(self.cum_tsn))
     }
 
     /// Handle a packet that arrived at our node `at` from the peer's node `from`.
@@ -134,6 +157,9 @@ impl SctpReceiver {
                 ),
                 Chunk::Shutdown => {
                     self.sack_timer.cancel();
+                    if let Some(r) = self.reader.as_deref_mut() {
+                        r.update.cancel();
+                    }
                     self.send(Chunk::ShutdownAck, (at, from), ctx, store);
                 }
                 Chunk::Data(d) => {
@@ -172,6 +198,9 @@ impl SctpReceiver {
         if d.tsn <= self.cum_tsn || self.ooo.iter().any(|&(a, b)| a <= d.tsn && d.tsn <= b) {
             self.stats.duplicates += 1;
             self.dups.push(d.tsn);
+            return true;
+        }
+        if self.reader.is_some() && self.reader_refuses(d.tsn, now) {
             return true;
         }
         self.stats.last_data = Some(now);
@@ -266,6 +295,9 @@ impl SctpReceiver {
     }
 
     fn deliver(&mut self, sid: u16, len: u32, now: Time) {
+        if let Some(r) = self.reader.as_deref_mut() {
+            r.fluid.deliver(len as u64, now);
+        }
         self.stats.bytes_delivered += len as u64;
         self.stats.messages += 1;
         let s = sid as usize;
@@ -284,18 +316,17 @@ impl SctpReceiver {
         st.last_delivery = Some(t);
     }
 
-    fn send_sack(&mut self, ctx: &mut Ctx, store: &mut ChunkStore) {
+    pub(super) fn send_sack(&mut self, ctx: &mut Ctx, store: &mut ChunkStore) {
         let cum = self.cum_tsn;
         let gaps = self
             .ooo
             .iter()
             .map(|&(a, b)| ((a - cum) as u32, (b - cum) as u32))
             .collect();
-        let a_rwnd = self
-            .cfg
-            .rcv_buf
-            .saturating_sub(self.held_bytes + self.ready_bytes)
-            .min(u32::MAX as u64) as u32;
+        let a_rwnd = self.free_space(ctx.now).min(u32::MAX as u64) as u32;
+        if self.reader.is_some() {
+            self.reader_advertised(a_rwnd as u64, ctx);
+        }
         if let Some(r) = self.rows.as_deref_mut() {
             r.push_sack(ctx.now, 0, cum, self.ooo.len());
         }

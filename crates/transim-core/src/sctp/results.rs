@@ -90,6 +90,27 @@ pub struct SctpFlowResult {
     pub paths: Vec<PathResult>,
     /// Each stream's deliveries.
     pub streams: Vec<StreamStats>,
+    /// With `sctp.read_rate`: what the receiving application read, and the flow control.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reader: Option<SctpReaderResult>,
+}
+
+/// A receiving application that reads at a set rate (`sctp.read_rate`), and the flow
+/// control it caused.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SctpReaderResult {
+    /// The application's read rate (bit/s).
+    pub read_rate_bps: f64,
+    /// Bytes the application read by the end of the run.
+    pub bytes_read: u64,
+    /// Bytes delivered into the receive buffer and not yet read at the end of the run.
+    pub unread_at_end: u64,
+    /// SACKs that advertised a zero window.
+    pub zero_window_sacks: u64,
+    /// SACKs the receiver sent only to report a window the application opened.
+    pub window_updates: u64,
+    /// DATA chunks dropped because they arrived at a zero window.
+    pub chunks_dropped_zero_window: u64,
 }
 
 impl Detail {
@@ -173,5 +194,13 @@ pub(crate) fn collect(a: &SctpAssociation, facts: &FlowFacts) -> SctpFlowResult 
             })
             .collect(),
         streams: r.streams.clone(),
+        reader: a.receiver.reader.as_deref().map(|rd| SctpReaderResult {
+            read_rate_bps: rd.rate_bps(),
+            bytes_read: rd.read_by(facts.end),
+            unread_at_end: rd.unread(facts.end),
+            zero_window_sacks: rd.zero_window_sacks,
+            window_updates: rd.window_updates,
+            chunks_dropped_zero_window: rd.dropped_chunks,
+        }),
     }
 }

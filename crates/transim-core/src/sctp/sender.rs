@@ -434,6 +434,14 @@ impl SctpSender {
         }
         let outstanding: u64 = self.outstanding();
         self.peer_rwnd = (a_rwnd as u64).saturating_sub(outstanding);
+        // Zero-window probing (RFC 9260 §6.1): a SACK that still shows a closed window with
+        // only the probe outstanding says the peer is there; its unacknowledged probes do not
+        // count as errors (as Linux's `sctp_check_transmitted` resets them).
+        if a_rwnd == 0 && self.out.len() == 1 && !self.out[0].acked {
+            self.assoc_errors = 0;
+            let k = self.out[0].path as usize;
+            self.paths[k].errors = 0;
+        }
         // T3-rtx (§6.3.2 R2, R3): stop when nothing is outstanding on a path; restart when
         // the cumulative TSN advanced over data sent to that path.
         for (k, p) in self.paths.iter_mut().enumerate() {

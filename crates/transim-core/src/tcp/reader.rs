@@ -12,26 +12,20 @@
 //! (Linux's `tcp_cleanup_rbuf`: the window left is at most half the buffer and the new one at
 //! least twice it) the receiver tells the sender at once with a window update.
 //!
-//! The reader's state is exact in whole bytes: the bytes read by time t are
-//! ⌊R·(t − t₀)/8⌋ after the instant t₀ it last started from an empty buffer, capped at the
-//! bytes delivered.
+//! The reader itself is the transports' [`FluidReader`], exact in whole bytes.
 
 use super::receiver::TcpReceiver;
 use super::{timers, Ctx};
 use crate::net::TcpHeader;
 use crate::sim::timer::Timer;
 use crate::sim::Time;
+use crate::transport::fluid_reader::FluidReader;
 
 /// The receiving application's reader and the window it leaves.
 #[derive(Clone, Debug)]
 pub(crate) struct Reader {
-    /// Read rate, bit/s.
-    rate_bps: f64,
-    /// Bytes read by `since`, the instant the reader last started on an empty buffer.
-    read_base: u64,
-    since: Time,
-    /// In-order bytes handed to the receive buffer.
-    delivered: u64,
+    /// The application's reading of the in-order bytes handed to the receive buffer.
+    fluid: FluidReader,
     /// RCV.NXT + RCV.WND as last advertised (0 before the first advertisement).
     right_edge: u64,
     /// Fires when the window has opened enough for an update of its own.
@@ -58,10 +52,7 @@ impl Reader {
     /// A reader taking `rate_bps` bit/s.
     pub(crate) fn new(rate_bps: f64) -> Reader {
         Reader {
-            rate_bps,
-            read_base: 0,
-            since: 0,
-            delivered: 0,
+            fluid: FluidReader::new(rate_bps),
             right_edge: 0,
             update: Timer::default(),
             window_updates: 0,
@@ -71,31 +62,22 @@ impl Reader {
 
     /// The read rate, bit/s.
     pub(crate) fn rate_bps(&self) -> f64 {
-        self.rate_bps
+        self.fluid.rate_bps()
     }
 
     /// Bytes the application has read by `now`.
     pub(crate) fn read_by(&self, now: Time) -> u64 {
-        let bytes = (now.saturating_sub(self.since) as f64 * self.rate_bps / 8e9).floor();
-        // (A float beyond u64's range saturates in the cast.)
-        self.read_base
-            .saturating_add(bytes as u64)
-            .min(self.delivered)
+        self.fluid.read_by(now)
     }
 
     /// Bytes in order in the buffer, not yet read, at `now`.
     pub(crate) fn unread(&self, now: Time) -> u64 {
-        self.delivered - self.read_by(now)
+        self.fluid.unread(now)
     }
 
-    /// `bytes` more arrive in order at `now`. A reader that had emptied the buffer starts on
-    /// them now; one still reading goes on at its rate.
+    /// `bytes` more arrive in order at `now` ([`FluidReader::deliver`]).
     pub(crate) fn deliver(&mut self, bytes: u64, now: Time) {
-        if self.read_by(now) >= self.delivered {
-            self.read_base = self.delivered;
-            self.since = now;
-        }
-        self.delivered += bytes;
+        self.fluid.deliver(bytes, now);
     }
 
     /// The window to advertise at `now` (bytes above `rcv_nxt`), with receive buffer `buf`:
@@ -152,12 +134,8 @@ impl Reader {
             return None;
         }
         // buffer − unread(t) ≥ want  ⟺  read_by(t) ≥ delivered − (buffer − want).
-        let need = self.delivered.saturating_sub(buf - want);
-        if self.read_by(now) >= need {
-            return Some(now);
-        }
-        let wait = ((need - self.read_base) as f64 * 8e9 / self.rate_bps).ceil();
-        Some(self.since.saturating_add(wait as Time).max(now + 1))
+        let need = self.fluid.delivered().saturating_sub(buf - want);
+        Some(self.fluid.time_read(need, now))
     }
 }
 
@@ -179,7 +157,7 @@ impl TcpReceiver {
     pub(crate) fn reader_deliver(&mut self, now: Time) {
         let total = self.stats.bytes_delivered;
         if let Some(r) = self.reader.as_deref_mut() {
-            r.deliver(total - r.delivered, now);
+            r.deliver(total - r.fluid.delivered(), now);
         }
     }
 
@@ -256,21 +234,6 @@ mod tests {
 
     /// 8 Mb/s reads a byte per microsecond.
     const MBPS8: f64 = 8e6;
-
-    #[test]
-    fn reads_at_its_rate_and_never_more_than_delivered() {
-        let mut r = Reader::new(MBPS8);
-        r.deliver(10_000, 0);
-        assert_eq!(r.read_by(MILLISECOND), 1_000);
-        assert_eq!(r.unread(MILLISECOND), 9_000);
-        assert_eq!(r.read_by(20 * MILLISECOND), 10_000);
-        // Empty from 10 ms; new bytes at 30 ms are read from 30 ms on, not from 10 ms.
-        r.deliver(5_000, 30 * MILLISECOND);
-        assert_eq!(r.read_by(31 * MILLISECOND), 11_000);
-        // Bytes arriving while it reads do not restart it.
-        r.deliver(5_000, 32 * MILLISECOND);
-        assert_eq!(r.read_by(33 * MILLISECOND), 13_000);
-    }
 
     #[test]
     fn the_right_edge_moves_by_at_least_the_sws_step_and_never_back() {

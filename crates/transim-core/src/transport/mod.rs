@@ -18,6 +18,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 mod fields;
+pub mod fluid_reader;
 pub mod rtt;
 
 pub use crate::sim::events::TimerId;
