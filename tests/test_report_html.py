@@ -31,6 +31,7 @@ SECTIONS = (
     "Cross-validation: the same scenarios in ns-3",
     "Linux 2.6 slow start with small writes",
     "How CUBIC's first slow start ends",
+    "Flow control: receiving applications slower than the path",
 )
 
 
@@ -53,6 +54,7 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
         "datacenter-fct/fct.png",
         "incast/goodput.png",
         "slow-start-exits/cwnd.png",
+        "flow-control/goodput.png",
     ):
         assert (report / img).stat().st_size > 1000
     from transim.peers import Ns3Unavailable, find_ns3

@@ -29,6 +29,7 @@ from .report_examples import (
     _slow_start_exits,
     _wireless,
 )
+from .report_flow_control import flow_control_section
 from .report_reordering import reordering_section
 
 SCENARIOS = resource("scenarios")
@@ -304,6 +305,25 @@ SECTIONS = [
         _slow_start_exits,
         "transim run scenarios/slow-start-exits.toml --set tcp.hystart=rfc9406 --plot",
         ("slow-start-exits.toml",),
+    ),
+    Section(
+        "flow-control",
+        "Flow control: receiving applications slower than the path",
+        "scenarios/slow-reader.toml: three flows share a 20 Mbps / 20 ms bottleneck. "
+        '"player" reads at a video\'s 4 Mb/s, "trickle" at 64 kb/s through an 8 KB buffer, '
+        '"bulk" at once. A slow reader\'s window is what its unread bytes leave of the '
+        "buffer, so its sender runs at the reader's rate and the bulk flow takes the rest. "
+        "The two slow readers run as TCP connections (RFC 9293 §3.8.6: window updates, the "
+        "persist timer's probes) and again as SCTP associations (RFC 9260 §6: a_rwnd, "
+        "window-update SACKs, one chunk in flight whatever the window); both transports hold "
+        "their senders to the readers' rates. They differ in how often the receiver speaks "
+        "up: SCTP's sends a window update whenever reading has opened max(buffer / 16, MTU) "
+        "since its last SACK (Linux's rule), TCP's only once the window left is at most half "
+        "the buffer (Linux's tcp_cleanup_rbuf). Goodput counts bytes delivered into the "
+        "receive buffer, which the reader may not have read by the end.",
+        flow_control_section,
+        "transim run scenarios/slow-reader.toml",
+        ("slow-reader.toml",),
     ),
 ]
 
