@@ -244,3 +244,44 @@ def test_dsack_blocks_are_what_tshark_calls_dsack(tmp_path: Path) -> None:
     # arrived).
     for le, re, ack in rows:
         assert int(re) - int(le) == f["mss"] and int(re) <= int(ack)
+
+
+def test_sctp_zero_window_sacks_decode(tmp_path: Path) -> None:
+    """The zero-window episode of crates/transim-core/tests/sctp_reader.rs (a 3,000-byte
+    buffer read at 1 byte/ms, four 1,452-byte messages, a SACK per packet), as tshark reads
+    the receiver's SACKs: the window each advertised, worked out by hand there, and the
+    dropped probes left out of the cumulative TSN (RFC 9260 §6.2)."""
+    doc = {
+        "duration": "10s",
+        "seed": 1,
+        "sctp": {
+            "rcv_buf": 3000,
+            "read_rate": "8kbps",
+            "sack_freq": 1,
+            "assoc_max_retrans": 1,
+            "path_max_retrans": 1,
+        },
+        "topology": {
+            "kind": "explicit",
+            "nodes": ["A", "B"],
+            "links": [{"between": ["A", "B"], "rate": "8Mbps", "delay": "10ms", "queue": 1000}],
+        },
+        "flows": [
+            {"src": "A", "dst": "B", "protocol": "sctp", "app": {"kind": "finite", "bytes": 5808}}
+        ],
+    }
+    transim.run(doc, pcap=tmp_path, pcap_links=["B->A"])
+    cap = tmp_path / "B_to_A.pcap"
+    clean(cap)
+    sacks = tshark(
+        cap, "sctp.chunk_type == 3", "sctp.sack_cumulative_tsn_ack_raw", "sctp.sack_a_rwnd"
+    )
+    assert [(int(c), int(w)) for c, w in sacks] == [
+        (1, 1548),  # 3,000 less TSN 1 unread
+        (2, 97),  # 2,904 delivered, 1 byte read
+        (3, 0),  # TSN 3 accepted into 119 free bytes: the buffer is over full
+        (3, 0),  # TSN 4 dropped at the zero window
+        (3, 0),  # and again after T3-rtx
+        (3, 1500),  # the window update, 1,500 bytes read since
+        (4, 236),  # TSN 4 accepted after the second T3-rtx
+    ]
