@@ -87,7 +87,9 @@ pub struct SctpReceiver {
 impl SctpReceiver {
     /// A listening endpoint.
     pub fn new(cfg: SctpConfig, flow: u32, trace: bool) -> Self {
-        let cfg_read_rate = cfg.read_rate;
+        let reader = cfg
+            .read_rate
+            .map(|r| Box::new(super::reader::SctpReader::new(r)));
         SctpReceiver {
             cfg,
             flow,
@@ -105,7 +107,7 @@ impl SctpReceiver {
             scratch: vec![],
             stats: ReceiverStats::default(),
             rows: trace.then(Box::default),
-            reader: cfg_read_rate.map(|r| Box::new(super::reader::SctpReader::new(r))),
+            reader,
         }
     }
 
