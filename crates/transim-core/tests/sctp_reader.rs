@@ -135,3 +135,24 @@ fn without_a_read_rate_there_is_no_reader() {
     let json = serde_json::to_value(s).unwrap();
     assert!(json.get("reader").is_none());
 }
+
+/// A receive buffer is at least one MTU and never below 1,500 bytes (RFC 9260 §6: a receiver
+/// accepts a 1,500-byte packet, so it never offers less in its initial a_rwnd).
+#[test]
+fn a_buffer_below_1500_bytes_is_refused() {
+    for (sctp, least) in [
+        (json!({"mtu": 1000, "rcv_buf": 1400}), "1500"),
+        (json!({"mtu": 9000, "rcv_buf": 8000}), "9000"),
+    ] {
+        let e = transim_core::validate_value(scenario(sctp, json!({"kind": "bulk"}), "1s"))
+            .unwrap_err();
+        assert_eq!(e.path, "sctp.rcv_buf");
+        assert!(e.message.contains(&format!("at least {least}")), "{e}");
+    }
+    let ok = scenario(
+        json!({"mtu": 1000, "rcv_buf": 1500}),
+        json!({"kind": "bulk"}),
+        "1s",
+    );
+    transim_core::validate_value(ok).expect("1500 bytes with a 1000-byte MTU");
+}

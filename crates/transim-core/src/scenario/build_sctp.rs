@@ -64,10 +64,15 @@ pub fn resolve_sctp(spec: &SctpSpec, path: &str) -> Result<SctpConfig, ScenarioE
         ));
     }
     let rcv_buf = spec.rcv_buf.map_or(d.rcv_buf, |s| s.0);
-    if rcv_buf < mtu as u64 {
+    // RFC 9260 §6: a receiver takes a 1,500-byte packet, so its initial a_rwnd is never less.
+    let least = (mtu as u64).max(1500);
+    if rcv_buf < least {
         return Err(ScenarioError::new(
             format!("{path}.rcv_buf"),
-            format!("got {rcv_buf} bytes; expected at least one MTU ({mtu})"),
+            format!(
+                "got {rcv_buf} bytes; expected at least {least}: one MTU ({mtu}), and never \
+                 below 1500 (RFC 9260 §6: an SCTP receiver accepts a 1500-byte packet)"
+            ),
         ));
     }
     Ok(SctpConfig {
