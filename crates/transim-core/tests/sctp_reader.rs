@@ -97,8 +97,9 @@ fn a_zero_window_is_probed_and_reopened_by_a_window_update() {
 
 /// A bulk association into a 64 KiB buffer read at 2 Mb/s over the 8 Mb/s path: once the
 /// first chunk arrives (a1) the reader never starves, so by the end T it has read exactly
-/// ⌊2e6 · (T − a1) / 8⌋ bytes; what it has not read is still in the buffer, which holds at
-/// most one chunk beyond `rcv_buf` (a probe accepted with room for less than itself).
+/// ⌊2e6 · (T − a1) / 8⌋ bytes; what it has not read is still in the buffer, which on this
+/// loss-free path holds at most one chunk beyond `rcv_buf` (a probe accepted with room for
+/// less than itself).
 #[test]
 fn a_bulk_association_runs_at_the_read_rate() {
     let out = run(scenario(

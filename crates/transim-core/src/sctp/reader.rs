@@ -19,8 +19,9 @@
 //! - **The sender** may always have one DATA chunk in flight whatever the window (§6.1
 //!   rule A): that chunk probes a closed window, at once, as Linux sends it (the RFC's
 //!   SHOULD is to wait one RTO first). A chunk that arrives while the buffer has some room,
-//!   even less than the chunk, is accepted, as the RFC and Linux accept it, so the buffer
-//!   can hold up to one chunk more than `rcv_buf`. While SACKs keep coming during
+//!   even less than the chunk, is accepted, as the RFC and Linux accept it, so on a path
+//!   without loss the buffer holds at most one chunk more than `rcv_buf` (chunks that fill
+//!   gaps are accepted at a zero window too). While SACKs keep coming during
 //!   probing, expired probes do not count as errors toward Path.Max.Retrans or
 //!   Association.Max.Retrans ([`super::sender`]).
 
