@@ -5,6 +5,8 @@
 //! `PROPTEST_CASES` sets how many (CI: the default below); the Python suite
 //! (`tests/test_fuzz.py`) adds malformed documents and the front end.
 
+mod common;
+use common::seeded_runner;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -250,27 +252,7 @@ fn check(doc: &Value, bps: f64) -> Result<bool, TestCaseError> {
 
 #[test]
 fn generated_scenarios_hold_the_invariants() {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(48);
-    let config = ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    };
-    // A fixed seed in CI (the same cases each run); PROPTEST_RNG_SEED varies it locally.
-    let seed = std::env::var("PROPTEST_RNG_SEED")
-        .ok()
-        .and_then(|c| c.parse::<u64>().ok())
-        .unwrap_or(16);
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let rng = proptest::test_runner::TestRng::from_seed(
-        proptest::test_runner::RngAlgorithm::ChaCha,
-        &bytes,
-    );
-    let mut runner = proptest::test_runner::TestRunner::new_with_rng(config, rng);
+    let mut runner = seeded_runner(48, 16);
     let ran = std::cell::Cell::new((0u32, 0u32));
     runner
         .run(&scenario(), |(doc, bps)| {

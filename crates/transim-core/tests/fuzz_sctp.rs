@@ -4,6 +4,8 @@
 //! holds what it has not read, goodput stays under the bottleneck, and the same seed gives
 //! the same results. `PROPTEST_CASES` sets how many (CI: the default below).
 
+mod common;
+use common::seeded_runner;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -102,28 +104,7 @@ fn check(doc: &Value, bps: f64) -> Result<(), TestCaseError> {
 
 #[test]
 fn generated_associations_hold_the_invariants() {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(32);
-    let config = ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    };
-    // A fixed seed in CI (the same cases each run); PROPTEST_RNG_SEED varies it locally.
-    let seed = std::env::var("PROPTEST_RNG_SEED")
-        .ok()
-        .and_then(|c| c.parse::<u64>().ok())
-        .unwrap_or(9260);
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let rng = proptest::test_runner::TestRng::from_seed(
-        proptest::test_runner::RngAlgorithm::ChaCha,
-        &bytes,
-    );
-    let mut runner = proptest::test_runner::TestRunner::new_with_rng(config, rng);
-    runner
+    seeded_runner(32, 9260)
         .run(&scenario(), |(doc, bps)| check(&doc, bps))
         .unwrap();
 }

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests: scenario builders and trace queries.
+//! Helpers shared by the integration tests: scenario builders, trace queries and a seeded
+//! property-test runner.
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
@@ -85,4 +86,25 @@ pub fn acks_at_sender(pt: &PacketTrace, ack: u64) -> Vec<u64> {
     .into_iter()
     .map(|i| ns(pt.t[i]))
     .collect()
+}
+
+/// A property-test runner whose cases are the same on every run: `PROPTEST_CASES` of them
+/// (else `cases`), generated from `PROPTEST_RNG_SEED` (else `seed`; set it to vary them
+/// locally), with no failure files written.
+pub fn seeded_runner(cases: u32, seed: u64) -> proptest::test_runner::TestRunner {
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let env = |name: &str| std::env::var(name).ok();
+    let config = Config {
+        cases: env("PROPTEST_CASES")
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(cases),
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let seed = env("PROPTEST_RNG_SEED")
+        .and_then(|c| c.parse::<u64>().ok())
+        .unwrap_or(seed);
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
 }
