@@ -3,6 +3,7 @@
 use super::build::{forbid, require};
 use super::error::ScenarioError;
 use super::schema::*;
+use super::units::Duration;
 use crate::engine::RoundGroup;
 use crate::sctp::sender::{Endless, Message};
 use crate::sim::rng::Rng;
@@ -16,6 +17,7 @@ fn only(app: &AppSpec, path: &str, kind: &str, allowed: &[&str]) -> Result<(), S
     let fields = [
         ("bytes", app.bytes.is_some()),
         ("sizes", app.sizes.is_some()),
+        ("at", app.at.is_some()),
         ("count", app.count.is_some()),
         ("size", app.size.is_some()),
         ("piece", app.piece.is_some()),
@@ -67,7 +69,7 @@ pub(super) fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, Scenar
             positive(b.0, &format!("{path}.bytes"), "at least one byte").map(Some)
         }
         AppKind::Writes => {
-            only(app, path, "writes", &["sizes"])?;
+            only(app, path, "writes", &["sizes", "at"])?;
             let sizes = require(
                 &app.sizes,
                 &format!("{path}.sizes"),
@@ -78,6 +80,9 @@ pub(super) fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, Scenar
                     format!("{path}.sizes"),
                     "is empty; expected at least one write",
                 ));
+            }
+            if let Some(at) = &app.at {
+                check_write_times(at, sizes.len(), path)?;
             }
             let mut total = 0u64;
             for (i, s) in sizes.iter().enumerate() {
@@ -154,6 +159,39 @@ pub(super) fn app_bytes(app: &AppSpec, path: &str) -> Result<Option<u64>, Scenar
                 .map(Some)
                 .ok_or_else(|| ScenarioError::new(format!("{path}.size"), "times count overflows"))
         }
+    }
+}
+
+/// A writes application's `at`: one time per write, never earlier than the one before.
+fn check_write_times(at: &[Duration], writes: usize, path: &str) -> Result<(), ScenarioError> {
+    if at.len() != writes {
+        return Err(ScenarioError::new(
+            format!("{path}.at"),
+            format!(
+                "has {} times for {writes} writes; expected one time per entry of {path}.sizes",
+                at.len()
+            ),
+        ));
+    }
+    for (i, w) in at.windows(2).enumerate() {
+        if w[1].0 < w[0].0 {
+            return Err(ScenarioError::new(
+                format!("{path}.at[{}]", i + 1),
+                format!(
+                    "got {}, earlier than the write before it ({}); expected times in order",
+                    w[1], w[0]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// When a writes application makes its writes, from the flow's start (None: all at once).
+pub(super) fn write_times(app: &AppSpec) -> Option<Vec<crate::sim::Time>> {
+    match app.kind {
+        AppKind::Writes => Some(app.at.as_ref()?.iter().map(|d| d.0).collect()),
+        _ => None,
     }
 }
 

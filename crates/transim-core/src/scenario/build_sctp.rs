@@ -1,6 +1,6 @@
 //! Build an SCTP flow's association from its scenario tables.
 
-use super::apps::{app_bytes, sctp_messages};
+use super::apps::{app_bytes, sctp_messages, write_times};
 use super::build::{check_path, forbid, Net};
 use super::error::ScenarioError;
 use super::schema::*;
@@ -88,6 +88,9 @@ pub fn resolve_sctp(spec: &SctpSpec, path: &str) -> Result<SctpConfig, ScenarioE
         rto_min,
         rto_max,
         max_burst: at_least_one(spec.max_burst, "max_burst", d.max_burst)?,
+        max_burst_restore: spec
+            .max_burst_cwnd
+            .map_or(d.max_burst_restore, |c| c == MaxBurstCwndSpec::Restore),
         fast_rtx_threshold: at_least_one(
             spec.fast_rtx_threshold,
             "fast_rtx_threshold",
@@ -102,6 +105,9 @@ pub fn resolve_sctp(spec: &SctpSpec, path: &str) -> Result<SctpConfig, ScenarioE
         assoc_max_retrans: spec.assoc_max_retrans.unwrap_or(d.assoc_max_retrans),
         hb_interval: positive_time(spec.hb_interval, "hb_interval", d.hb_interval)?,
         heartbeats: spec.heartbeats.unwrap_or(d.heartbeats),
+        idle_decay: spec
+            .cwnd_after_idle
+            .map_or(d.idle_decay, |c| c == CwndAfterIdleSpec::Rfc),
     })
 }
 
@@ -176,7 +182,14 @@ pub(super) fn association(
         .map(|&(a, b)| (net.names[a as usize].clone(), net.names[b as usize].clone()))
         .collect();
     let paths = pairs.iter().map(|&(a, b)| Path::new(a, b, &cfg)).collect();
-    let sender = SctpSender::new(cfg.clone(), i as u32, paths, &messages, bulk, trace);
+    let sender = match write_times(&f.app) {
+        Some(at) => {
+            let mut s = SctpSender::new(cfg.clone(), i as u32, paths, &[], bulk, trace);
+            s.send_at(at, messages);
+            s
+        }
+        None => SctpSender::new(cfg.clone(), i as u32, paths, &messages, bulk, trace),
+    };
     let receiver = SctpReceiver::new(cfg, i as u32, trace);
     Ok(Box::new(SctpAssociation::new(sender, receiver, names)))
 }

@@ -1,6 +1,6 @@
 //! Build a TCP flow's connection from its scenario tables.
 
-use super::apps::{app_bytes, pieces};
+use super::apps::{app_bytes, pieces, write_times};
 use super::build::{forbid, Net};
 use super::error::ScenarioError;
 use super::names::{decimal, numbered};
@@ -167,6 +167,9 @@ pub(super) fn connection(
     }
     if let (Some(pieces), Packetization::Write) = (pieces(&f.app), cfg.packetization) {
         sender.write_in_pieces(pieces);
+    }
+    if let (Some(at), Some(sizes)) = (write_times(&f.app), pieces(&f.app)) {
+        sender.write_at(at, &sizes);
     }
     // A rounds application writes its first round now, the others as the rounds come.
     let rounds = match (f.app.kind, f.app.bytes, app_bytes) {

@@ -515,7 +515,8 @@ pub enum AppKind {
     Bulk,
     /// Sends `bytes` bytes, then closes.
     Finite,
-    /// Issues writes of the given `sizes` in order (as the send buffer allows), then closes.
+    /// Issues writes of the given `sizes` in order (as the send buffer allows, each at its
+    /// time in `at` if given), then closes.
     Writes,
     /// Study 1's server: `count` files of `size` bytes, written round-robin in pieces of at
     /// most `piece` bytes (piece 1 of each file, then piece 2, …). SCTP puts file k on
@@ -540,6 +541,11 @@ pub struct AppSpec {
     /// Writes: sizes of the writes, in order.
     #[serde(default)]
     pub sizes: Option<Box<[Size]>>,
+    /// Writes: when each write is made, from the flow's start (one per size,
+    /// non-decreasing; default: all at the start). A write waits for the ones before it.
+    /// (A boxed list: rare, and a flow's spec stays within its size budget.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Box<Vec<Duration>>>,
     /// Files: how many.
     #[serde(default)]
     pub count: Option<u32>,
@@ -611,7 +617,7 @@ pub struct FlowSpec {
     pub paths: Option<Vec<PathSpec>>,
     /// Mid-session changes of congestion control, in time order.
     #[serde(default)]
-    pub switch: Option<Vec<SwitchSpec>>,
+    pub switch: Option<Box<[SwitchSpec]>>,
     /// Dumbbell: this flow's sender access link.
     #[serde(default)]
     pub sender_access: Option<Box<LinkSpec>>,

@@ -63,6 +63,11 @@ pub struct SctpSpec {
     /// Max.Burst in packets (4).
     #[serde(default)]
     pub max_burst: Option<u32>,
+    /// How long Max.Burst's lower cwnd lasts: "restore" (default: for the one round of
+    /// sending, as Linux restores it; ns-2 limits the packets without touching cwnd) or
+    /// "lower" (for good, RFC 4960's text read literally, Linux 2.6).
+    #[serde(default)]
+    pub max_burst_cwnd: Option<MaxBurstCwndSpec>,
     /// Missing reports that trigger fast retransmit (3; RFC 2960: 4).
     #[serde(default)]
     pub fast_rtx_threshold: Option<u32>,
@@ -84,6 +89,30 @@ pub struct SctpSpec {
     /// Heartbeats to idle destinations of a multi-homed association (on).
     #[serde(default)]
     pub heartbeats: Option<bool>,
+    /// What an idle destination's cwnd does: "rfc" (default; RFC 9260 §7.2.1, ns-2: halved
+    /// per RTO without DATA, down to 4·MTU) or "off" (kept).
+    #[serde(default)]
+    pub cwnd_after_idle: Option<CwndAfterIdleSpec>,
+}
+
+/// How long Max.Burst's lower cwnd lasts.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxBurstCwndSpec {
+    /// Restored once the packets allowed have gone.
+    Restore,
+    /// Kept.
+    Lower,
+}
+
+/// What an idle destination's cwnd does.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndAfterIdleSpec {
+    /// Halved per RTO without DATA sent to it, down to 4·MTU (RFC 9260 §7.2.1, ns-2).
+    Rfc,
+    /// Kept.
+    Off,
 }
 
 impl SctpSpec {
@@ -104,13 +133,15 @@ impl SctpSpec {
             rto_min,
             rto_max,
             max_burst,
+            max_burst_cwnd,
             fast_rtx_threshold,
             scheduler,
             unordered,
             path_max_retrans,
             assoc_max_retrans,
             hb_interval,
-            heartbeats
+            heartbeats,
+            cwnd_after_idle
         )
     }
 }

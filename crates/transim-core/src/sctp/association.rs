@@ -90,6 +90,7 @@ impl Transport for SctpAssociation {
             timers::T1 => self.sender.on_t1(ctx, &mut self.store),
             timers::SACK => self.receiver.on_sack_timer(ctx, &mut self.store),
             timers::WINDOW_UPDATE => self.receiver.on_window_timer(ctx, &mut self.store),
+            timers::APP_WRITE => self.sender.on_app_write_timer(ctx, &mut self.store),
             t => {
                 let k = ((t - 16) / 2) as usize;
                 if t % 2 == 0 {

@@ -39,6 +39,9 @@ pub struct SctpConfig {
     pub rto_max: Time,
     /// Max.Burst (packets): cwnd is clamped to flight + Max.Burst·MTU before sending.
     pub max_burst: u32,
+    /// The clamp lasts only while sending (Linux, and in effect ns-2), else for good (RFC
+    /// 4960's text read literally; Linux 2.6).
+    pub max_burst_restore: bool,
     /// Missing reports that trigger a fast retransmission.
     pub fast_rtx_threshold: u32,
     /// Stream scheduler.
@@ -53,6 +56,8 @@ pub struct SctpConfig {
     pub hb_interval: Time,
     /// Send heartbeats to idle destinations.
     pub heartbeats: bool,
+    /// Lower an idle destination's cwnd per RTO without DATA (RFC 9260 §7.2.1).
+    pub idle_decay: bool,
 }
 
 impl Default for SctpConfig {
@@ -72,6 +77,7 @@ impl Default for SctpConfig {
             rto_min: SECOND,
             rto_max: 60 * SECOND,
             max_burst: 4,
+            max_burst_restore: true,
             fast_rtx_threshold: 3,
             scheduler: StreamScheduler::RoundRobin,
             unordered: false,
@@ -79,6 +85,7 @@ impl Default for SctpConfig {
             assoc_max_retrans: 10,
             hb_interval: 30 * SECOND,
             heartbeats: true,
+            idle_decay: true,
         }
     }
 }

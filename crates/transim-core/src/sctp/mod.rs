@@ -28,6 +28,8 @@ pub mod timers {
     pub const SACK: TimerId = 1;
     /// The receiver's window-update timer (with `sctp.read_rate`).
     pub const WINDOW_UPDATE: TimerId = 2;
+    /// The sending application's next timed write (`app.at`).
+    pub const APP_WRITE: TimerId = 3;
     /// T3-rtx of path k.
     pub fn t3(k: usize) -> TimerId {
         16 + 2 * k as TimerId

@@ -37,6 +37,12 @@ pub struct Path {
     pub active: bool,
     /// Last time DATA was sent here.
     pub last_sent: Time,
+    /// The idle time before this has lowered cwnd already (RFC 9260 §7.2.1).
+    pub idle_counted: Time,
+    /// Times cwnd was lowered for idleness.
+    pub idle_decays: u64,
+    /// cwnd before Max.Burst limited it for one round of sending (0: not limited).
+    pub burst_limited: u64,
     /// The one RTT measurement in progress: (TSN, send time).
     pub probe: Option<(u64, Time)>,
     /// Fast recovery: the highest TSN outstanding when it began.
@@ -77,11 +83,38 @@ impl Path {
             errors: 0,
             active: true,
             last_sent: 0,
+            idle_counted: 0,
+            idle_decays: 0,
+            burst_limited: 0,
             probe: None,
             recovery_exit: None,
             packets: 0,
             data_bytes: 0,
             sack: SackEffect::default(),
+        }
+    }
+
+    /// RFC 9260 §7.2.1: for each whole RTO in which no DATA was sent here (since the last
+    /// DATA sent, once any was), cwnd = max(cwnd/2, 4·MTU), without ever raising it (a
+    /// cwnd of 4·MTU or less stays). ns-2's `CwndDegradeTimer` does this by a timer
+    /// restarted on every send; here it is worked out when the sender next looks at the
+    /// window, with the RTO it has then, so the two differ only if the RTO changed while the
+    /// destination was idle.
+    pub fn decay_idle(&mut self, now: Time, mtu: u64) {
+        let from = self.last_sent.max(self.idle_counted);
+        let rto = self.rtt.rto();
+        if self.data_bytes == 0 || now < from + rto {
+            return;
+        }
+        let periods = (now - from) / rto;
+        self.idle_counted = from + periods * rto;
+        for _ in 0..periods {
+            let lower = (self.cwnd / 2).max(4 * mtu);
+            if lower >= self.cwnd {
+                break;
+            }
+            self.cwnd = lower;
+            self.idle_decays += 1;
         }
     }
 

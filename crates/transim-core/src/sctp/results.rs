@@ -29,6 +29,8 @@ pub struct PathResult {
     pub data_bytes: u64,
     /// Error counter at the end.
     pub errors: u32,
+    /// Times cwnd was lowered because no DATA went here for an RTO (RFC 9260 §7.2.1).
+    pub idle_decays: u64,
 }
 
 /// SCTP's results for one flow (flattened beside the engine's fields in the run's results).
@@ -191,6 +193,7 @@ pub(crate) fn collect(a: &SctpAssociation, facts: &FlowFacts) -> SctpFlowResult 
                 packets: p.packets,
                 data_bytes: p.data_bytes,
                 errors: p.errors,
+                idle_decays: p.idle_decays,
             })
             .collect(),
         streams: r.streams.clone(),

@@ -10,6 +10,7 @@ use super::path::Path;
 use super::timers;
 use super::trace::ChunkRows;
 use crate::sim::Time;
+use crate::transport::write_times::WriteTimes;
 use crate::transport::Ctx;
 use std::collections::VecDeque;
 
@@ -138,6 +139,14 @@ pub struct SctpSender {
     pub stats: SenderStats,
     /// DATA chunk rows for the trace, when tracing.
     pub rows: Option<Box<ChunkRows>>,
+    /// Messages the application writes at set times, not yet written.
+    timed: Option<Box<TimedMessages>>,
+}
+
+/// A writes application's schedule (`app.at`) and the messages it has still to write.
+struct TimedMessages {
+    times: WriteTimes,
+    held: VecDeque<Message>,
 }
 
 impl SctpSender {
@@ -179,11 +188,53 @@ impl SctpSender {
             scratch: Vec::new(),
             stats: SenderStats::default(),
             rows: trace.then(Box::default),
+            timed: None,
         };
         for m in messages {
             s.queue(*m);
         }
         s
+    }
+
+    /// Write `messages` at these times from the start (one time each) instead of at once.
+    pub fn send_at(&mut self, at: Vec<Time>, messages: Vec<Message>) {
+        debug_assert_eq!(at.len(), messages.len());
+        let n = messages
+            .iter()
+            .map(|m| m.stream as usize + 1)
+            .max()
+            .unwrap_or(1);
+        if n > self.streams.len() {
+            self.streams.resize(n, VecDeque::new());
+            self.next_ssn.resize(n, 0);
+        }
+        self.timed = Some(Box::new(TimedMessages {
+            times: WriteTimes::new(at),
+            held: messages.into(),
+        }));
+    }
+
+    /// The application writes the messages whose time has come (`start`: it starts now).
+    fn write_due(&mut self, start: bool, ctx: &mut Ctx) {
+        let Some(t) = self.timed.as_deref_mut() else {
+            return;
+        };
+        let before = t.times.made();
+        let made = if start {
+            t.times.start(self.flow, timers::APP_WRITE, ctx)
+        } else {
+            t.times.advance(self.flow, timers::APP_WRITE, ctx)
+        };
+        let due: Vec<Message> = t.held.drain(..made - before).collect();
+        for m in due {
+            self.queue(m);
+        }
+    }
+
+    /// The timer of the application's next write ([`timers::APP_WRITE`]).
+    pub fn on_app_write_timer(&mut self, ctx: &mut Ctx, store: &mut ChunkStore) {
+        self.write_due(false, ctx);
+        self.transmit(ctx, store);
     }
 
     fn queue(&mut self, m: Message) {
@@ -215,6 +266,7 @@ impl SctpSender {
 
     /// Open the association: send INIT.
     pub fn start(&mut self, ctx: &mut Ctx, store: &mut ChunkStore) {
+        self.write_due(true, ctx);
         self.state = State::CookieWait;
         self.t1_sent = ctx.now;
         self.send_control(Chunk::Init, 0, ctx, store);
@@ -479,6 +531,7 @@ impl SctpSender {
 
     fn app_done(&self) -> bool {
         self.source.is_none_or(|s| s.left == Some(0))
+            && self.timed.as_ref().is_none_or(|t| t.held.is_empty())
             && self.current.is_none()
             && self.streams.iter().all(|q| q.is_empty())
     }
@@ -574,10 +627,18 @@ impl SctpSender {
             return;
         }
         let mtu = self.cfg.mtu;
-        // Max.Burst (RFC 4960 §6.1): no more than Max.Burst packets' worth beyond the flight.
+        // Max.Burst (RFC 4960 §6.1 D): no more than Max.Burst packets' worth beyond the
+        // flight, by lowering cwnd for this round of sending (or for good, with
+        // `max_burst_cwnd = "lower"`).
         let burst = self.cfg.max_burst as u64 * mtu as u64;
         for p in self.paths.iter_mut() {
+            if self.cfg.idle_decay {
+                p.decay_idle(ctx.now, mtu as u64);
+            }
             if p.flight + burst < p.cwnd {
+                if self.cfg.max_burst_restore {
+                    p.burst_limited = p.cwnd;
+                }
                 p.cwnd = p.flight + burst;
             }
         }
@@ -646,6 +707,14 @@ impl SctpSender {
         }
         if let Some((k, _)) = open {
             self.flush(k, ctx, store);
+        }
+        // Max.Burst limited this round of sending only (Linux's `sctp_transport_burst_reset`
+        // as its flush ends).
+        for p in self.paths.iter_mut() {
+            if p.burst_limited > 0 {
+                p.cwnd = p.burst_limited;
+                p.burst_limited = 0;
+            }
         }
         if self.out.is_empty() && self.app_done() && self.state == State::Established {
             self.stats.all_acked_at.get_or_insert(ctx.now);

@@ -192,6 +192,7 @@ impl Transport for TcpConnection {
             timers::FUL => self.receiver.on_ful_timer(ctx),
             timers::WINDOW_UPDATE => self.receiver.on_window_timer(ctx),
             timers::PERSIST => self.sender.on_persist_timer(ctx),
+            timers::APP_WRITE => self.sender.on_app_write_timer(ctx),
             k if k >= timers::SWITCH => {
                 let kind = self.switches[(k - timers::SWITCH) as usize].1;
                 self.sender.switch_cc(kind, ctx.now);

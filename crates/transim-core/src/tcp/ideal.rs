@@ -18,7 +18,8 @@ use crate::sim::Time;
 /// open-ended application and for rounds (whose pace the slowest member sets).
 pub(super) fn completion(c: &TcpConnection, path: &IdlePath) -> Option<Time> {
     let s = &c.sender;
-    if !s.finite || c.receiver.rounds_total().is_some() {
+    // Rounds and timed writes: the application's own waits are not the network's.
+    if !s.finite || c.receiver.rounds_total().is_some() || s.timed.is_some() {
         return None;
     }
     let cfg = &s.cfg;

@@ -51,6 +51,8 @@ pub mod timers {
     pub const WINDOW_UPDATE: TimerId = 8;
     /// Sender's persist timer: probe a window too small for the next segment (RFC 9293).
     pub const PERSIST: TimerId = 9;
+    /// Sender: the application's next timed write is due (`app.at`).
+    pub const APP_WRITE: TimerId = 10;
     /// Scheduled congestion-control switch k is `SWITCH + k`.
     pub const SWITCH: TimerId = 16;
 }

@@ -17,6 +17,7 @@ use crate::net::{Header, Packet, TcpHeader};
 use crate::sim::rng::Rng;
 use crate::sim::timer::Timer;
 use crate::sim::{Time, MILLISECOND, SECOND};
+use crate::transport::write_times::WriteTimes;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -127,6 +128,12 @@ const TS_TICK: Time = MILLISECOND;
 
 /// The sending half of a connection.
 ///
+/// A writes application's schedule (`app.at`) and the bytes written after each write.
+pub(crate) struct TimedWrites {
+    times: WriteTimes,
+    totals: Box<[u64]>,
+}
+
 /// The fields an ACK and a new segment touch come first, in this order (`repr(C)`): with
 /// many flows a sender is cold in the cache whenever its ACK arrives, and each cache line
 /// that path reads is a miss.
@@ -187,6 +194,8 @@ pub struct TcpSender {
     pub(crate) writes: Option<Box<super::writes::WriteApp>>,
     /// A bulk application that writes pieces of this many bytes (stream packetization).
     pub bulk_piece: Option<u64>,
+    /// A writes application whose writes come at set times (None: all at the start).
+    pub(crate) timed: Option<Box<TimedWrites>>,
     /// Passive capacity estimator.
     pub capacity: crate::estimate::CapacityEstimator,
     /// FUL-bit state.
@@ -313,6 +322,7 @@ impl TcpSender {
             persist: Default::default(),
             writes: None,
             bulk_piece: None,
+            timed: None,
             cfg,
         }
     }
@@ -336,6 +346,49 @@ impl TcpSender {
     pub fn write_in_pieces(&mut self, sizes: Vec<u64>) {
         debug_assert_eq!(1 + sizes.iter().sum::<u64>(), self.app_end);
         self.writes = Some(Box::new(super::writes::WriteApp::new(sizes)));
+    }
+
+    /// Make the application's writes (`sizes`, in order) at these times from the start
+    /// instead of all at once: none is made before the connection starts.
+    pub fn write_at(&mut self, at: Vec<Time>, sizes: &[u64]) {
+        let totals = sizes
+            .iter()
+            .scan(0, |sum, &b| {
+                *sum += b;
+                Some(*sum)
+            })
+            .collect();
+        self.timed = Some(Box::new(TimedWrites {
+            times: WriteTimes::new(at),
+            totals,
+        }));
+        self.writes_made(0);
+    }
+
+    /// The application has made its first `n` writes: under write-time packetization the
+    /// writer may take that many pieces; otherwise they are the bytes written.
+    fn writes_made(&mut self, n: usize) {
+        let Some(t) = self.timed.as_deref() else {
+            return;
+        };
+        let (total, last) = (
+            n.checked_sub(1).map_or(0, |k| t.totals[k]),
+            n == t.totals.len(),
+        );
+        match self.writes.as_deref_mut() {
+            Some(w) => w.limit = n,
+            None => self.release(total, last),
+        }
+    }
+
+    /// The timer of the application's next write ([`timers::APP_WRITE`]).
+    pub fn on_app_write_timer(&mut self, ctx: &mut Ctx) {
+        let Some(t) = self.timed.as_deref_mut() else {
+            return;
+        };
+        let n = t.times.advance(self.flow, timers::APP_WRITE, ctx);
+        self.writes_made(n);
+        self.try_send(ctx);
     }
 
     /// The application has now written `total` bytes in all; `last`: it writes no more
@@ -401,9 +454,14 @@ impl TcpSender {
         });
     }
 
-    /// Open the connection: send the SYN.
+    /// Open the connection: send the SYN. An application with timed writes makes those due
+    /// now.
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.state = SenderState::SynSent;
+        if let Some(t) = self.timed.as_deref_mut() {
+            let n = t.times.start(self.flow, timers::APP_WRITE, ctx);
+            self.writes_made(n);
+        }
         self.send_syn(ctx);
     }
 

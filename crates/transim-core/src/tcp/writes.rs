@@ -14,6 +14,8 @@ use std::collections::VecDeque;
 pub struct WriteApp {
     sizes: Vec<u64>,
     next: usize,
+    /// Writes the application has made by now (all, unless they come at set times).
+    pub limit: usize,
     /// One past the last byte written (sequence space: the first data byte is 1).
     pub write_seq: u64,
     /// Segments formed but not yet sent, as (start, end): contiguous and in order; all but
@@ -27,6 +29,7 @@ impl WriteApp {
         WriteApp {
             sizes,
             next: 0,
+            limit: usize::MAX,
             write_seq: 1,
             unsent: VecDeque::new(),
         }
@@ -34,7 +37,7 @@ impl WriteApp {
 
     /// Write the next piece if the send buffer has room; returns true if it did.
     pub fn write_next(&mut self, snd_una: u64, snd_buf: Option<u64>, mss: u64) -> bool {
-        let Some(&size) = self.sizes.get(self.next) else {
+        let Some(&size) = self.sizes.get(self.next).filter(|_| self.next < self.limit) else {
             return false;
         };
         let buffered = self.write_seq - snd_una.max(1);

@@ -20,6 +20,7 @@ use std::sync::Arc;
 mod fields;
 pub mod fluid_reader;
 pub mod rtt;
+pub mod write_times;
 
 pub use crate::sim::events::TimerId;
 
