@@ -1,5 +1,6 @@
 //! Property tests over generated SCTP associations: random loss, reordering, buffers, stream
-//! counts and slow readers (`sctp.read_rate`). Every run ends in results (the engine checks
+//! counts, slow readers (`sctp.read_rate`), writes at set times (`app.at`), Max.Burst and the
+//! idle cwnd rule. Every run ends in results (the engine checks
 //! packet conservation and fails otherwise), a reader reads no faster than its rate and
 //! holds what it has not read, goodput stays under the bottleneck, and the same seed gives
 //! the same results. `PROPTEST_CASES` sets how many (CI: the default below).
@@ -18,15 +19,25 @@ fn sctp() -> impl Strategy<Value = Value> {
         prop::sample::select(vec![1u32, 2]),
         any::<bool>(),
         prop::sample::select(vec!["round_robin", "fcfs"]),
+        (
+            prop::sample::select(vec![1u32, 4, 100]),
+            prop::sample::select(vec!["restore", "lower"]),
+            prop::sample::select(vec!["rfc", "off"]),
+        ),
     )
-        .prop_map(|(rcv_buf, read_rate, sack_freq, unordered, scheduler)| {
-            let mut s = json!({"rcv_buf": rcv_buf, "sack_freq": sack_freq,
-                               "unordered": unordered, "scheduler": scheduler});
-            if let Some(r) = read_rate {
-                s["read_rate"] = json!(r);
-            }
-            s
-        })
+        .prop_map(
+            |(rcv_buf, read_rate, sack_freq, unordered, scheduler, burst)| {
+                let (max_burst, max_burst_cwnd, cwnd_after_idle) = burst;
+                let mut s = json!({"rcv_buf": rcv_buf, "sack_freq": sack_freq,
+                               "unordered": unordered, "scheduler": scheduler,
+                               "max_burst": max_burst, "max_burst_cwnd": max_burst_cwnd,
+                               "cwnd_after_idle": cwnd_after_idle});
+                if let Some(r) = read_rate {
+                    s["read_rate"] = json!(r);
+                }
+                s
+            },
+        )
 }
 
 fn app() -> impl Strategy<Value = Value> {
@@ -36,6 +47,13 @@ fn app() -> impl Strategy<Value = Value> {
         (1u32..6, 1u64..40_000).prop_map(
             |(n, size)| json!({"kind": "files", "count": n, "size": size, "piece": 1460})
         ),
+        // Writes at set times within the run (and some after it), in order.
+        prop::collection::vec((1u64..40_000, 0u64..2_500), 1..8).prop_map(|mut w| {
+            w.sort_by_key(|x| x.1);
+            let sizes: Vec<u64> = w.iter().map(|x| x.0).collect();
+            let at: Vec<String> = w.iter().map(|x| format!("{}ms", x.1)).collect();
+            json!({"kind": "writes", "sizes": sizes, "at": at})
+        }),
     ]
 }
 
@@ -77,8 +95,29 @@ fn check(doc: &Value, bps: f64) -> Result<(), TestCaseError> {
         Ok(out) => out,
         Err(e) => return Err(TestCaseError::fail(format!("{e:?} for {doc}"))),
     };
-    for f in &out.result.flows {
+    for (i, f) in out.result.flows.iter().enumerate() {
         let s = f.detail.sctp();
+        // An application that writes at set times has its messages delivered no earlier
+        // than they are written: never more than were written by the end.
+        if let Some(at) = doc["flows"][i]["app"]["at"].as_array() {
+            let end = out.result.simulated_time * 1000.0;
+            let written = at
+                .iter()
+                .filter(|t| {
+                    t.as_str()
+                        .unwrap()
+                        .trim_end_matches("ms")
+                        .parse::<f64>()
+                        .unwrap()
+                        <= end
+                })
+                .count() as u64;
+            prop_assert!(
+                s.messages_delivered <= written,
+                "{} of {written} in {doc}",
+                s.messages_delivered
+            );
+        }
         prop_assert!(
             s.goodput_bps <= bps * 1.000_001,
             "goodput {} in {doc}",
