@@ -32,6 +32,7 @@ SECTIONS = (
     "Linux 2.6 slow start with small writes",
     "How CUBIC's first slow start ends",
     "Flow control: receiving applications slower than the path",
+    "Applications that pause: the window after idle",
 )
 
 
@@ -55,6 +56,7 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
         "incast/goodput.png",
         "slow-start-exits/cwnd.png",
         "flow-control/goodput.png",
+        "on-off/fetch.png",
     ):
         assert (report / img).stat().st_size > 1000
     from transim.peers import Ns3Unavailable, find_ns3

@@ -30,6 +30,7 @@ from .report_examples import (
     _wireless,
 )
 from .report_flow_control import flow_control_section
+from .report_on_off import on_off_section
 from .report_reordering import reordering_section
 
 SCENARIOS = resource("scenarios")
@@ -324,6 +325,25 @@ SECTIONS = [
         flow_control_section,
         "transim run scenarios/slow-reader.toml",
         ("slow-reader.toml",),
+    ),
+    Section(
+        "on-off",
+        "Applications that pause: the window after idle",
+        "scenarios/on-off.toml: a player fetches a 1 MB segment every 4 s over 20 Mbps / "
+        "40 ms (app.at gives each write its time), so the sender is idle for about 3 s "
+        "between segments. TCP as Linux runs it restarts from the initial window after an "
+        "idle RTO (tcp_slow_start_after_idle) and climbs slow start again for every "
+        "segment; keeping the window fetches each in about its transmission time plus a "
+        "round trip. SCTP halves an idle destination's cwnd per RTO down to 4 MTUs (RFC "
+        "9260 §7.2.1: three halvings per pause here), and Max.Burst lets at most four "
+        "packets beyond the flight go per send. With its cwnd kept, a sender let loose with "
+        "four packets more on every SACK overflows the queue; with Max.Burst's clamp kept "
+        "for good (RFC 4960's text read literally, Linux 2.6) every segment starts from 4 "
+        "MTUs. A segment's fetch time runs from its write to the sender seeing it all "
+        "acknowledged.",
+        on_off_section,
+        "transim run scenarios/on-off.toml --set flows.0.protocol=sctp",
+        ("on-off.toml",),
     ),
 ]
 
