@@ -47,8 +47,8 @@ fn app() -> impl Strategy<Value = Value> {
         (1u32..6, 1u64..40_000).prop_map(
             |(n, size)| json!({"kind": "files", "count": n, "size": size, "piece": 1460})
         ),
-        // Writes at set times within the run (and some after it), in order.
-        prop::collection::vec((1u64..40_000, 0u64..2_500), 1..8).prop_map(|mut w| {
+        // Writes at set times within the 2 s run, in order.
+        prop::collection::vec((1u64..40_000, 0u64..2_000), 1..8).prop_map(|mut w| {
             w.sort_by_key(|x| x.1);
             let sizes: Vec<u64> = w.iter().map(|x| x.0).collect();
             let at: Vec<String> = w.iter().map(|x| format!("{}ms", x.1)).collect();

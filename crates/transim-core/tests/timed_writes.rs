@@ -173,7 +173,7 @@ fn write_times_are_checked() {
         "1 times for 2 writes",
     );
     bad(
-        json!({"kind": "writes", "sizes": [1000, 1000], "at": ["2s", "1s"]}),
+        json!({"kind": "writes", "sizes": [1000, 1000], "at": ["0.5s", "0.2s"]}),
         "flows[0].app.at[1]",
         "earlier than the write before it",
     );
@@ -181,6 +181,12 @@ fn write_times_are_checked() {
         json!({"kind": "finite", "bytes": 1000, "at": ["1s"]}),
         "flows[0].app.at",
         "finite",
+    );
+    // The run lasts 1 s: a write at 1 s would never happen.
+    bad(
+        json!({"kind": "writes", "sizes": [1000, 1000], "at": ["0s", "1s"]}),
+        "flows[0].app.at[1]",
+        "the write would never happen",
     );
 }
 

@@ -735,6 +735,21 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                 traced[i].is_some(),
             )?,
         };
+        // After the transport, which checks that the application may have times at all.
+        let start = f.start.map_or(0, |t| t.0);
+        let mut at = f.app.at.iter().flat_map(|a| a.iter()).enumerate();
+        if let Some((k, at)) = at.find(|(_, at)| start.saturating_add(at.0) >= end) {
+            return Err(ScenarioError::new(
+                format!("flows[{i}].app.at[{k}]"),
+                format!(
+                    "got {} s after the flow's start at {} s, at or after the end of the run \
+                     ({} s): the write would never happen",
+                    at.0 as f64 * 1e-9,
+                    start as f64 * 1e-9,
+                    end as f64 * 1e-9
+                ),
+            ));
+        }
         flows.push(Flow::new(
             f.name
                 .clone()
