@@ -73,7 +73,7 @@ def on_off_section(out: Path, scale: str) -> str:
     fetch: dict[str, list[float]] = {}
     for label, overrides in VARIANTS:
         r = run(path, overrides=overrides, trace_flows=True)
-        r.write(out / label.split(",")[0].lower() / str(len(fetch)))
+        r.write(out / "-".join(label.lower().replace(",", "").replace(".", "").split()))
         f = r.flows[0]
         if f["bytes_delivered"] != SEGMENT * len(AT):
             raise RuntimeError(f"on-off.toml no longer writes {len(AT)} segments of {SEGMENT} B")

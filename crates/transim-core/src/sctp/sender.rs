@@ -214,17 +214,13 @@ impl SctpSender {
         }));
     }
 
-    /// The application writes the messages whose time has come (`start`: it starts now).
-    fn write_due(&mut self, start: bool, ctx: &mut Ctx) {
+    /// The application writes the messages whose time has come.
+    fn write_due(&mut self, ctx: &mut Ctx) {
         let Some(t) = self.timed.as_deref_mut() else {
             return;
         };
         let before = t.times.made();
-        let made = if start {
-            t.times.start(self.flow, timers::APP_WRITE, ctx)
-        } else {
-            t.times.advance(self.flow, timers::APP_WRITE, ctx)
-        };
+        let made = t.times.advance(self.flow, timers::APP_WRITE, ctx);
         let due: Vec<Message> = t.held.drain(..made - before).collect();
         for m in due {
             self.queue(m);
@@ -233,7 +229,7 @@ impl SctpSender {
 
     /// The timer of the application's next write ([`timers::APP_WRITE`]).
     pub fn on_app_write_timer(&mut self, ctx: &mut Ctx, store: &mut ChunkStore) {
-        self.write_due(false, ctx);
+        self.write_due(ctx);
         self.transmit(ctx, store);
     }
 
@@ -266,7 +262,10 @@ impl SctpSender {
 
     /// Open the association: send INIT.
     pub fn start(&mut self, ctx: &mut Ctx, store: &mut ChunkStore) {
-        self.write_due(true, ctx);
+        if let Some(t) = self.timed.as_deref_mut() {
+            t.times.start(ctx.now);
+            self.write_due(ctx);
+        }
         self.state = State::CookieWait;
         self.t1_sent = ctx.now;
         self.send_control(Chunk::Init, 0, ctx, store);

@@ -17,7 +17,6 @@ use crate::net::{Header, Packet, TcpHeader};
 use crate::sim::rng::Rng;
 use crate::sim::timer::Timer;
 use crate::sim::{Time, MILLISECOND, SECOND};
-use crate::transport::write_times::WriteTimes;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -128,12 +127,6 @@ const TS_TICK: Time = MILLISECOND;
 
 /// The sending half of a connection.
 ///
-/// A writes application's schedule (`app.at`) and the bytes written after each write.
-pub(crate) struct TimedWrites {
-    times: WriteTimes,
-    totals: Box<[u64]>,
-}
-
 /// The fields an ACK and a new segment touch come first, in this order (`repr(C)`): with
 /// many flows a sender is cold in the cache whenever its ACK arrives, and each cache line
 /// that path reads is a miss.
@@ -195,7 +188,7 @@ pub struct TcpSender {
     /// A bulk application that writes pieces of this many bytes (stream packetization).
     pub bulk_piece: Option<u64>,
     /// A writes application whose writes come at set times (None: all at the start).
-    pub(crate) timed: Option<Box<TimedWrites>>,
+    pub(crate) timed: Option<Box<super::writes::TimedWrites>>,
     /// Passive capacity estimator.
     pub capacity: crate::estimate::CapacityEstimator,
     /// FUL-bit state.
@@ -351,17 +344,7 @@ impl TcpSender {
     /// Make the application's writes (`sizes`, in order) at these times from the start
     /// instead of all at once: none is made before the connection starts.
     pub fn write_at(&mut self, at: Vec<Time>, sizes: &[u64]) {
-        let totals = sizes
-            .iter()
-            .scan(0, |sum, &b| {
-                *sum += b;
-                Some(*sum)
-            })
-            .collect();
-        self.timed = Some(Box::new(TimedWrites {
-            times: WriteTimes::new(at),
-            totals,
-        }));
+        self.timed = Some(Box::new(super::writes::TimedWrites::new(at, sizes)));
         self.writes_made(0);
     }
 
@@ -371,10 +354,7 @@ impl TcpSender {
         let Some(t) = self.timed.as_deref() else {
             return;
         };
-        let (total, last) = (
-            n.checked_sub(1).map_or(0, |k| t.totals[k]),
-            n == t.totals.len(),
-        );
+        let (total, last) = t.written(n);
         match self.writes.as_deref_mut() {
             Some(w) => w.limit = n,
             None => self.release(total, last),
@@ -459,7 +439,8 @@ impl TcpSender {
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.state = SenderState::SynSent;
         if let Some(t) = self.timed.as_deref_mut() {
-            let n = t.times.start(self.flow, timers::APP_WRITE, ctx);
+            t.times.start(ctx.now);
+            let n = t.times.advance(self.flow, timers::APP_WRITE, ctx);
             self.writes_made(n);
         }
         self.send_syn(ctx);

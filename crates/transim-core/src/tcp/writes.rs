@@ -7,6 +7,8 @@
 //! is empty). Segments once sent keep their size: the sender's retransmission queue holds
 //! them as they left.
 
+use crate::sim::Time;
+use crate::transport::write_times::WriteTimes;
 use std::collections::VecDeque;
 
 /// The writer and the segments it has formed that are not yet sent.
@@ -37,9 +39,12 @@ impl WriteApp {
 
     /// Write the next piece if the send buffer has room; returns true if it did.
     pub fn write_next(&mut self, snd_una: u64, snd_buf: Option<u64>, mss: u64) -> bool {
-        let Some(&size) = self.sizes.get(self.next).filter(|_| self.next < self.limit) else {
+        let Some(&size) = self.sizes.get(self.next) else {
             return false;
         };
+        if self.next >= self.limit {
+            return false;
+        }
         let buffered = self.write_seq - snd_una.max(1);
         if snd_buf.is_some_and(|b| buffered > 0 && buffered + size > b) {
             return false;
@@ -83,6 +88,38 @@ impl WriteApp {
     }
 }
 
+/// A writes application whose writes come at set times (`app.at`): its schedule and the
+/// bytes written in all after each write.
+pub(crate) struct TimedWrites {
+    pub(crate) times: WriteTimes,
+    totals: Box<[u64]>,
+}
+
+impl TimedWrites {
+    /// Writes of `sizes` at the times `at` (one each) from the start.
+    pub fn new(at: Vec<Time>, sizes: &[u64]) -> Self {
+        let totals = sizes
+            .iter()
+            .scan(0, |sum, &b| {
+                *sum += b;
+                Some(*sum)
+            })
+            .collect();
+        TimedWrites {
+            times: WriteTimes::new(at),
+            totals,
+        }
+    }
+
+    /// After the first `n` writes: the bytes written in all, and whether that was the last.
+    pub fn written(&self, n: usize) -> (u64, bool) {
+        (
+            n.checked_sub(1).map_or(0, |k| self.totals[k]),
+            n == self.totals.len(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +139,24 @@ mod tests {
         assert_eq!(w.unsent, [(1461, 2909), (2909, 3021)]);
         assert!(!w.write_next(1, None, 1448), "no writes left");
         assert_eq!(w.write_seq, 3021);
+    }
+
+    #[test]
+    fn writes_only_what_the_application_has_made() {
+        let mut w = WriteApp::new(vec![1000, 1000]);
+        w.limit = 1;
+        assert!(w.write_next(1, None, 1448));
+        assert!(
+            !w.write_next(1, None, 1448),
+            "the second write is not made yet"
+        );
+        w.limit = 2;
+        assert!(w.write_next(1, None, 1448));
+        assert_eq!(w.write_seq, 2001);
+        let t = TimedWrites::new(vec![0, 5], &[1000, 300]);
+        assert_eq!(t.written(0), (0, false));
+        assert_eq!(t.written(1), (1000, false));
+        assert_eq!(t.written(2), (1300, true));
     }
 
     #[test]

@@ -33,11 +33,10 @@ impl WriteTimes {
         }
     }
 
-    /// The application starts now: the writes due at once are made, and timer `timer` of
-    /// `flow` is set for the next. Returns the writes made.
-    pub fn start(&mut self, flow: u32, timer: TimerId, ctx: &mut Ctx) -> usize {
-        self.base = ctx.now;
-        self.advance(flow, timer, ctx)
+    /// The application starts at `now`: the times count from there. (Then
+    /// [`WriteTimes::advance`] makes the writes due at once.)
+    pub fn start(&mut self, now: Time) {
+        self.base = now;
     }
 
     /// The writes due by now are made (the timer set for the next is the only one pending,
@@ -56,11 +55,6 @@ impl WriteTimes {
     pub fn made(&self) -> usize {
         self.made
     }
-
-    /// Every write has been made.
-    pub fn done(&self) -> bool {
-        self.made == self.at.len()
-    }
 }
 
 #[cfg(test)]
@@ -74,16 +68,22 @@ mod tests {
         let (mut out, mut uid) = (Vec::new(), 0);
         let mut w = WriteTimes::new(vec![0, 0, 5, 9, 9]);
         let mut ctx = Ctx::detached(100, &mut events, &mut out, &mut uid);
-        assert_eq!(w.start(7, 3, &mut ctx), 2);
-        assert!(!w.done());
+        w.start(100);
+        assert_eq!(w.advance(7, 3, &mut ctx), 2);
+        assert_eq!(w.made(), 2);
         let (at, ev) = events.pop().expect("a timer for the third write");
         assert_eq!(at, 105);
         assert!(matches!(ev, Event::Timer { flow: 7, timer: 3 }));
         assert!(events.pop().is_none(), "one timer at a time");
         let mut ctx = Ctx::detached(105, &mut events, &mut out, &mut uid);
         assert_eq!(w.advance(7, 3, &mut ctx), 3);
+        assert_eq!(
+            events.pop().map(|e| e.0),
+            Some(109),
+            "the fourth and fifth writes' timer"
+        );
         let mut ctx = Ctx::detached(109, &mut events, &mut out, &mut uid);
         assert_eq!(w.advance(7, 3, &mut ctx), 5);
-        assert!(w.done());
+        assert!(events.pop().is_none(), "no timer after the last write");
     }
 }
