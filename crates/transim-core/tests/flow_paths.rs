@@ -53,7 +53,7 @@ fn pinned_paths_choose_the_tables_links_everywhere() {
             let mut at = from;
             let mut hops = 0;
             while at != to_node {
-                let l = pinned.next_at(at, to_node, f, hops);
+                let l = pinned.next_at(at, to_node, f, hops, &0);
                 assert_eq!(l, table.next(at, to_node, f), "flow {f} hop {hops}");
                 at = sim.links[l as usize].to;
                 hops += 1;
@@ -66,7 +66,7 @@ fn pinned_paths_choose_the_tables_links_everywhere() {
             for node in 0..nodes {
                 for hops in [0, 1, 2, 5, 255, 256] {
                     assert_eq!(
-                        pinned.next_at(node, dst, f, hops),
+                        pinned.next_at(node, dst, f, hops, &0),
                         table.next(node, dst, f),
                         "flow {f} at node {node} toward {dst}, {hops} links taken"
                     );

@@ -603,10 +603,10 @@ impl Simulation {
         let q = p.get(&self.store);
         let (dst, flow) = (q.dst, q.flow);
         let l = if hop < HOP_DELIVER {
-            debug_assert_eq!(hop, self.routes.next(node, dst, flow));
+            debug_assert_eq!(hop, self.routes.next_packet(node, dst, flow, q.uid));
             hop
         } else {
-            self.routes.next_at(node, dst, flow, q.hops as u32)
+            self.routes.next_at(node, dst, flow, q.hops as u32, &q.uid)
         };
         debug_assert_ne!(
             l, NO_ROUTE,
@@ -664,8 +664,10 @@ impl Simulation {
             deliver_hop(flow, from_sender)
         } else {
             // The link about to take it is its hop number `hops`; the far end's is the next.
-            let l = self.routes.next_at(link.to, dst, flow, hops as u32 + 1);
-            debug_assert_eq!(l, self.routes.next(link.to, dst, flow));
+            let l = self
+                .routes
+                .next_at(link.to, dst, flow, hops as u32 + 1, &q.uid);
+            debug_assert_eq!(l, self.routes.next_packet(link.to, dst, flow, q.uid));
             l
         };
         let pass_before = if PASS { self.pass.before(l, hop) } else { 0 };

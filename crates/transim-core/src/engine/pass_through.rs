@@ -19,9 +19,10 @@
 //! What keeps its event: a packet marked lost on the feeder (its drop is told at its
 //! arrival), one arriving at the run's end or later, one delivered at the far end, and
 //! every hop onto a link that is not a plain drop-tail FIFO ([`Link::plain_fifo`]) or whose
-//! feeder's far end has a processor. Runs with a packet trace, packet captures or ATM cells
-//! keep every event. A packet the next link drops is dropped when it is handed on, but its
-//! flow hears of it at its own time ([`crate::sim::events::Event::DropNotice`]).
+//! feeder's far end has a processor. Runs with packets sprayed over equal-cost paths, a
+//! packet trace, packet captures or ATM cells keep every event. A packet the next link
+//! drops is dropped when it is handed on, but its flow hears of it at its own time
+//! ([`crate::sim::events::Event::DropNotice`]).
 //!
 //! A watcher that stops the run (an interrupt, a wall-time limit) stops it once every
 //! packet already handed on has reached its next link, a moment later.
@@ -79,7 +80,8 @@ impl PassThrough {
         self.feeder.clear();
         self.latest = 0;
         self.before = end.saturating_add(1);
-        if !self.allowed {
+        if !self.allowed || routes.per_packet() {
+            // Sprayed packets of one flow reach a link by several ways.
             return;
         }
         let mut feeder = vec![NO_FEEDER; links.len()];

@@ -9,7 +9,9 @@
 //!
 //! Where several shortest paths exist, the first link in the node's link order is taken (the
 //! same choice as an all-pairs table), or with ECMP one of them per flow by a hash of the flow
-//! and the node, so a flow keeps one path and flows spread over all of them.
+//! and the node, so a flow keeps one path and flows spread over all of them. Sprayed per
+//! packet ([`Routes::spray_packets`]), the hash is of the packet's unique id and the node
+//! instead, so each packet, a retransmission too, picks its own path.
 
 use super::flow_paths::FlowPaths;
 use std::collections::{HashMap, VecDeque};
@@ -75,6 +77,8 @@ pub struct Routes {
     table: Vec<(u32, u32)>,
     hops: Vec<u32>,
     ecmp: bool,
+    /// Equal-cost paths are chosen per packet rather than per flow.
+    per_packet: bool,
     /// Routes written in the scenario: ((node, destination), link direction), sorted.
     fixed: Vec<((u32, u32), u32)>,
     /// The flows' own paths, when they are smaller than the table (see [`Routes::pin_flows`]).
@@ -89,6 +93,7 @@ impl Routes {
         table: Vec::new(),
         hops: Vec::new(),
         ecmp: false,
+        per_packet: false,
         fixed: Vec::new(),
         paths: FlowPaths::EMPTY,
     };
@@ -210,6 +215,7 @@ impl Routes {
             table,
             hops,
             ecmp,
+            per_packet: false,
             fixed: Vec::new(),
             paths: FlowPaths::EMPTY,
         }
@@ -242,7 +248,7 @@ impl Routes {
         table_above: usize,
     ) -> bool {
         self.paths = FlowPaths::EMPTY;
-        if self.table_bytes() <= table_above {
+        if self.per_packet || self.table_bytes() <= table_above {
             return false;
         }
         let max_hops = self.nodes.len();
@@ -284,20 +290,52 @@ impl Routes {
             + self.hops.len() * std::mem::size_of::<u32>()
     }
 
-    /// [`Routes::next`] for a packet that links have taken `hops` times: where that is its
-    /// place on its flow's path (as for every packet that has kept to it), the link is read
-    /// off the path without a search.
+    /// Choose among equal-cost paths per packet (by a hash of its unique id and the node)
+    /// instead of per flow: packet spraying. Call before [`Routes::pin_flows`], which then
+    /// pins nothing, since a flow no longer has one path. Without ECMP there is one path
+    /// and nothing changes.
+    pub fn spray_packets(&mut self) {
+        debug_assert!(self.paths.is_empty(), "sprayed after the flows were pinned");
+        self.per_packet = self.ecmp;
+    }
+
+    /// Whether equal-cost paths are chosen per packet ([`Routes::spray_packets`]).
+    pub fn per_packet(&self) -> bool {
+        self.per_packet
+    }
+
+    /// The link direction packet `uid` of `flow`, which links have taken `hops` times, takes
+    /// at `node` toward `dst`. Where `hops` is its place on its flow's pinned path (as for
+    /// every packet that has kept to it), the link is read off the path without a search.
+    /// Sprayed, equal-cost paths are chosen by `uid` (by reference: it is read only where
+    /// there is a choice); otherwise this is [`Routes::next`].
     #[inline(always)]
-    pub fn next_at(&self, node: u32, dst: u32, flow: u32, hops: u32) -> u32 {
+    pub fn next_at(&self, node: u32, dst: u32, flow: u32, hops: u32, uid: &u64) -> u32 {
         match self.paths.at(flow, node, dst, hops) {
             Some(l) => l,
-            None => self.next(node, dst, flow),
+            None => self.lookup(node, dst, flow, Some(uid)),
         }
     }
 
-    /// The link direction `flow`'s packet for `dst` takes at `node`, or [`NO_ROUTE`].
+    /// The link direction packet `uid` of `flow` takes at `node` toward `dst` (without the
+    /// pinned path's shortcut: for checks).
+    pub fn next_packet(&self, node: u32, dst: u32, flow: u32, uid: u64) -> u32 {
+        self.lookup(node, dst, flow, Some(&uid))
+    }
+
+    /// The link direction `flow`'s packet for `dst` takes at `node`, or [`NO_ROUTE`]. With
+    /// packets sprayed, this is the path the flow would keep without spraying: one of its
+    /// equal-cost paths, which is what the build's and results' walks along a flow's route
+    /// read (its rates and delays; in the generated fabrics all of them are alike).
     #[inline(always)]
     pub fn next(&self, node: u32, dst: u32, flow: u32) -> u32 {
+        self.lookup(node, dst, flow, None)
+    }
+
+    /// [`Routes::next`], or for packet `uid` ([`Routes::next_packet`]). Among equal-cost
+    /// next hops the flow chooses, or the packet when sprayed.
+    #[inline(always)]
+    fn lookup(&self, node: u32, dst: u32, flow: u32, uid: Option<&u64>) -> u32 {
         if let Some(l) = self.paths.find(flow, node, dst) {
             return l;
         }
@@ -324,7 +362,14 @@ impl Routes {
         match count {
             0 => NO_ROUTE,
             1 => self.hops[start as usize],
-            _ => self.hops[(start + ecmp_pick(flow, node, count)) as usize],
+            _ => {
+                let key = match uid {
+                    // Mixed apart from every flow index, so no packet's choice is a flow's.
+                    Some(uid) if self.per_packet => *uid ^ SPRAY_SALT,
+                    _ => flow as u64,
+                };
+                self.hops[(start + ecmp_pick(key, node, count)) as usize]
+            }
         }
     }
 
@@ -339,12 +384,15 @@ impl Routes {
     }
 }
 
-/// One of `count` equal-cost next hops for `flow` at `node`: a fixed mix of both, so a flow
-/// keeps its path and successive switches choose independently.
+/// Mixed into a sprayed packet's id (see [`Routes::next_at`]).
+const SPRAY_SALT: u64 = 0xA076_1D64_78BD_642F;
+
+/// One of `count` equal-cost next hops for `key` (a flow, or a sprayed packet) at `node`: a
+/// fixed mix of both, so a flow keeps its path and successive switches choose independently.
 #[inline]
-fn ecmp_pick(flow: u32, node: u32, count: u32) -> u32 {
-    let mut h = (flow as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ (node as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+fn ecmp_pick(key: u64, node: u32, count: u32) -> u32 {
+    let mut h =
+        key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (node as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     h ^= h >> 31;
     h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
     h ^= h >> 29;

@@ -647,11 +647,27 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             }
         }
     }
+    let ecmp = topo.ecmp.unwrap_or(EcmpSpec::Off);
+    if ecmp == EcmpSpec::Packet {
+        if let Some(l) = net.links.iter().position(|l| l.cells) {
+            return Err(ScenarioError::new(
+                "topology.ecmp",
+                format!(
+                    "got \"packet\", but link {} carries ATM cells, and a virtual circuit \
+                     keeps one path; use true (per flow) or false",
+                    net.link_names[l]
+                ),
+            ));
+        }
+    }
     let mut routes = Routes::build(
         &net.out,
         &destinations(sc, &net, &endpoints),
-        topo.ecmp.unwrap_or(false),
+        ecmp.spreads(),
     );
+    if ecmp == EcmpSpec::Packet {
+        routes.spray_packets();
+    }
     if let Some(rs) = &topo.routes {
         for (i, r) in rs.iter().enumerate() {
             let p = format!("topology.routes[{i}]");

@@ -120,10 +120,11 @@ pub struct TopologySpec {
     /// Explicit: static routes overriding the shortest-hop default.
     #[serde(default)]
     pub routes: Option<Vec<RouteSpec>>,
-    /// Spread flows over equal-cost shortest paths (a per-flow hash at every node) instead
-    /// of taking the first link in order (default false; true for fat_tree and leaf_spine).
+    /// Spread flows over equal-cost shortest paths (`true` or `"flow"`: a per-flow hash at
+    /// every node; `"packet"`: a per-packet hash, packet spraying) instead of taking the
+    /// first link in order (`false`, the default; `true` for fat_tree and leaf_spine).
     #[serde(default)]
-    pub ecmp: Option<bool>,
+    pub ecmp: Option<EcmpSpec>,
     /// Generated topologies: the links between hosts and switches.
     #[serde(default)]
     pub host_link: Option<LinkSpec>,
@@ -869,6 +870,60 @@ pub enum SackPlusDetectSpec {
     Every,
     /// Once per hole per episode; a second lost retransmission waits for the timeout.
     Once,
+}
+
+/// `topology.ecmp`: how equal-cost shortest paths are shared out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcmpSpec {
+    /// The first link in each node's order (`false`).
+    Off,
+    /// One path per flow, by a hash of the flow and the node (`true` or `"flow"`).
+    Flow,
+    /// One path per packet, by a hash of the packet and the node (`"packet"`).
+    Packet,
+}
+
+impl EcmpSpec {
+    /// Whether equal-cost paths are shared out at all.
+    pub fn spreads(self) -> bool {
+        self != EcmpSpec::Off
+    }
+}
+
+const ECMP_EXPECT: &str = "true, false, \"flow\" or \"packet\"";
+
+impl Serialize for EcmpSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            EcmpSpec::Off => s.serialize_bool(false),
+            EcmpSpec::Flow => s.serialize_bool(true),
+            EcmpSpec::Packet => s.serialize_str("packet"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EcmpSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = EcmpSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(ECMP_EXPECT)
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<EcmpSpec, E> {
+                Ok(if v { EcmpSpec::Flow } else { EcmpSpec::Off })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<EcmpSpec, E> {
+                match v {
+                    "flow" => Ok(EcmpSpec::Flow),
+                    "packet" => Ok(EcmpSpec::Packet),
+                    "off" => Ok(EcmpSpec::Off),
+                    _ => Err(E::custom(format!("got {v:?}; expected {ECMP_EXPECT}"))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// Initial window: a number of segments or a rule name.

@@ -103,7 +103,7 @@ fn set_explicit(t: &mut TopologySpec, nodes: Vec<String>, links: Vec<LinkSpec>) 
     t.spines = None;
     t.hosts_per_leaf = None;
     t.hops = None;
-    t.ecmp.get_or_insert(true);
+    t.ecmp.get_or_insert(EcmpSpec::Flow);
 }
 
 /// A k-ary fat tree (Al-Fares et al.): k pods of k/2 edge and k/2 aggregation switches,
@@ -231,7 +231,7 @@ fn parking_lot(t: &mut TopologySpec) -> Result<Vec<String>, ScenarioError> {
     }
     nodes.extend(hosts.iter().cloned());
     set_explicit(t, nodes, links);
-    t.ecmp = Some(false);
+    t.ecmp = Some(EcmpSpec::Off);
     Ok(hosts)
 }
 
@@ -261,6 +261,6 @@ mod tests {
         assert_eq!(fat_tree(&mut t).unwrap().len(), 1024);
         assert_eq!(t.nodes.as_ref().unwrap().len(), 1024 + 320);
         assert_eq!(t.links.as_ref().unwrap().len(), 3 * 1024);
-        assert_eq!(t.ecmp, Some(true));
+        assert_eq!(t.ecmp, Some(EcmpSpec::Flow));
     }
 }
