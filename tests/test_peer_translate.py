@@ -171,6 +171,7 @@ def test_each_flow_recovers_as_its_tcp_prr_says() -> None:
         ),
         ({"topology.bottleneck.reverse": {"delay": "10ms"}}, "link r1->r2", "delays"),
         ({"topology.ecmp": True}, "topology.ecmp", "ECMP"),
+        ({"topology.ecmp": "packet"}, "topology.ecmp", "packet spraying"),
         ({"topology.bottleneck.overhead": 3}, "link r1->r2 overhead", "2-byte PPP header"),
         ({"topology.bottleneck.jitter": "1ms"}, "link r1->r2 jitter", "random delay"),
         ({"tcp.read_rate": "1Mbps"}, "tcp.read_rate", "reads at a set rate"),

@@ -28,6 +28,7 @@ SECTIONS = (
     "Fifty CUBIC and fifty Reno flows from two entries",
     "Flow completion times in a leaf-spine fabric under web-search traffic",
     "TCP incast: goodput collapse, and fine-grained timeouts and DCTCP against it",
+    "Packet spraying against per-flow ECMP: hash collisions, or reordering",
     "Cross-validation: the same scenarios in ns-3",
     "Linux 2.6 slow start with small writes",
     "How CUBIC's first slow start ends",
@@ -57,6 +58,7 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
         "slow-start-exits/cwnd.png",
         "flow-control/goodput.png",
         "on-off/fetch.png",
+        "spraying/goodput.png",
     ):
         assert (report / img).stat().st_size > 1000
     from transim.peers import Ns3Unavailable, find_ns3

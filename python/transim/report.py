@@ -32,6 +32,7 @@ from .report_examples import (
 from .report_flow_control import flow_control_section
 from .report_on_off import on_off_section
 from .report_reordering import reordering_section
+from .report_spraying import spraying_section
 
 SCENARIOS = resource("scenarios")
 
@@ -274,6 +275,26 @@ SECTIONS = [
         _incast,
         "transim run scenarios/incast.toml --set traffic.tcp.rto_min=1ms",
         ("incast.toml",),
+    ),
+    Section(
+        "spraying",
+        "Packet spraying against per-flow ECMP: hash collisions, or reordering",
+        "scenarios/spraying.toml: four bulk flows from the four hosts of one leaf to the four "
+        "of another, over four spines (10 Gbps links throughout, 200-packet queues), Linux "
+        "2.6's stack with CUBIC. The fabric could carry every flow at line rate if each had "
+        "a spine of its own. Per-flow ECMP hashes each flow onto one spine, and here two "
+        "pairs share a spine, so those four get half a link each (Al-Fares et al., SIGCOMM "
+        '2008, on such collisions). Spraying (`topology.ecmp = "packet"`) sends every packet '
+        "by a spine of its own, which evens the load but lets packets overtake one another "
+        "where the spines' queues differ. Nothing is dropped in any run, so every "
+        "retransmission is spurious, and D-SACK reports each. RFC 6675 takes three duplicate "
+        "ACKs as a loss, retransmits and halves its window, and the sprayed flows end up "
+        "slower in total than the colliding ones; RACK-TLP waits a reordering window that "
+        "grows with each D-SACK, and takes nearly the whole fabric.",
+        spraying_section,
+        "transim run scenarios/spraying.toml --set topology.ecmp=packet "
+        "--set tcp.recovery=rack-tlp",
+        ("spraying.toml",),
     ),
     Section(
         "cross-validation",

@@ -224,7 +224,9 @@ class Result:
         (percentiles by nearest rank), and ``slowdown_mean``, ``slowdown_median`` and
         ``slowdown_p99``: completion time over the ideal one (the transfer alone on idle
         links, handshake included; each flow's ``ideal_completion_time``) over the class's
-        flows that have one (TCP transfers; None when none has)."""
+        flows that have one (TCP transfers; None when none has), and ``slowdown_flows``,
+        how many have one (a transfer written at set times, or sprayed over equal-cost
+        paths, has none)."""
         return completion_times(self._summary_text())
 
     def rounds(self) -> list[dict[str, Any]]:

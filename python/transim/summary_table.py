@@ -176,6 +176,13 @@ def _completion_times(every: dict[str, Any], total: int) -> list[str]:
         if slowdown:
             line += f"  {_ratio(c.get('slowdown_median')):>15} {_ratio(c.get('slowdown_p99')):>8}"
         lines.append(line)
+    with_ideal = sum(c.get("slowdown_flows", c["flows"]) for c in classes)
+    flows = sum(c["flows"] for c in classes)
+    if slowdown and with_ideal < flows:
+        lines.append(
+            f"  slowdown over the {with_ideal:,} of {flows:,} flows with an ideal completion "
+            "time (none for a transfer written at set times, or sprayed over equal-cost paths)"
+        )
     return lines
 
 

@@ -58,6 +58,14 @@ fn alike_paths_give_the_same_timeline_whichever_a_packet_takes() {
         .collect();
     assert!(done[0].is_some(), "the transfer completes");
     assert!(done.iter().all(|&t| t == done[0]), "{done:?}");
+    // Sprayed packets may pass one another on parallel paths, so a train on one path is no
+    // lower bound: a sprayed flow with a choice on its route has no ideal completion time.
+    let ideal: Vec<_> = runs
+        .iter()
+        .map(|o| o.result.flows[0].detail.tcp().ideal_completion_time)
+        .collect();
+    assert!(ideal[..3].iter().all(|i| i.is_some() && *i == ideal[0]));
+    assert_eq!(ideal[3], None);
     let sent = link_in(&runs[3], "A->R1");
     let sprayed = (link_in(&runs[3], "R1->P"), link_in(&runs[3], "R1->Q"));
     // Every packet A sends crosses exactly one of the two links (none is dropped).
@@ -178,4 +186,69 @@ fn an_unknown_ecmp_mode_is_refused_with_the_choices() {
         e.contains(r#"expected true, false, "flow" or "packet""#),
         "{e}"
     );
+}
+
+/// Generated leaf-spine runs, sprayed or not, with any recovery and a few congestion
+/// controls: the engine's own conservation check holds (it fails the run otherwise), no
+/// flow beats its host link or its idle-network completion time, and a second run gives
+/// the same text.
+#[test]
+fn generated_sprayed_fabrics_hold_the_invariants() {
+    use proptest::prelude::*;
+    let recoveries = ["newreno", "sack1", "rfc6675", "rack-tlp"];
+    let ccs = ["reno", "cubic", "dctcp", "bbr"];
+    let strategy = (
+        prop::sample::select(vec![json!(false), json!("flow"), json!("packet")]),
+        prop::sample::select(recoveries.to_vec()),
+        prop::sample::select(ccs.to_vec()),
+        prop::sample::select(vec![8u32, 30, 200]),
+        prop::collection::vec((0u32..8, 0u32..8, prop::option::of(1u32..400)), 1..6),
+        any::<u32>(),
+    );
+    let mut runner = common::seeded_runner(16, 31);
+    runner
+        .run(&strategy, |(ecmp, recovery, cc, queue, pairs, seed)| {
+            let flows: Vec<Value> = pairs
+                .iter()
+                .filter(|(s, d, _)| s != d)
+                .map(|&(s, d, kb)| {
+                    let app = match kb {
+                        Some(kb) => json!({"kind": "finite", "bytes": format!("{kb}KB")}),
+                        None => json!({"kind": "bulk"}),
+                    };
+                    json!({"src": format!("h{s}"), "dst": format!("h{d}"), "app": app})
+                })
+                .collect();
+            if flows.is_empty() {
+                return Ok(());
+            }
+            let doc = json!({
+                "duration": "20ms", "seed": seed,
+                "tcp": {"profile": "linux-2.6", "recovery": recovery, "cc": cc},
+                "topology": {"kind": "leaf_spine", "leaves": 2, "spines": 3,
+                             "hosts_per_leaf": 4, "ecmp": ecmp,
+                             "host_link": {"rate": "1Gbps", "delay": "5us", "queue": queue}},
+                "flows": flows,
+            });
+            let out = transim_core::run_value(doc.clone())
+                .map_err(|e| TestCaseError::fail(format!("{e} for {doc}")))?;
+            for f in &out.result.flows {
+                let t = f.detail.tcp();
+                prop_assert!(
+                    t.goodput_bps <= 1e9 * 1.000_001,
+                    "{} in {doc}",
+                    t.goodput_bps
+                );
+                if let (Some(done), Some(ideal)) = (t.completion_time, t.ideal_completion_time) {
+                    prop_assert!(done >= ideal, "{done} < ideal {ideal} in {doc}");
+                }
+            }
+            let again = transim_core::run_value(doc.clone()).expect("ran the first time");
+            prop_assert_eq!(
+                serde_json::to_string(&out.result).unwrap(),
+                serde_json::to_string(&again.result).unwrap()
+            );
+            Ok(())
+        })
+        .unwrap();
 }

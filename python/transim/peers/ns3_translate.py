@@ -103,8 +103,10 @@ def _check_topology(doc: dict[str, Any]) -> None:
         )
     if topo.get("routes"):
         raise _refuse("topology.routes", "explicit routes (ns-3 routes by shortest path here)")
-    if topo.get("ecmp"):
-        raise _refuse("topology.ecmp", "per-flow ECMP (ns-3's global routing takes one path)")
+    ecmp = topo.get("ecmp")
+    if ecmp not in (None, False):
+        what = "packet spraying" if ecmp == "packet" else "per-flow ECMP"
+        raise _refuse("topology.ecmp", f"{what} (ns-3's global routing takes one path)")
     for i, f in enumerate(doc.get("flows") or []):
         if isinstance(f, dict) and f.get("switch"):
             raise _refuse(f"flows[{i}].switch", "switching congestion control mid-connection")

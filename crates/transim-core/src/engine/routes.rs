@@ -304,6 +304,28 @@ impl Routes {
         self.per_packet
     }
 
+    /// Whether a sprayed packet at `node` for `dst` has several next hops to choose from
+    /// (false unless packets are sprayed).
+    pub fn sprays_at(&self, node: u32, dst: u32) -> bool {
+        if !self.per_packet || node == dst || self.fixed_at(node, dst).is_some() {
+            return false;
+        }
+        let (d, here) = (self.nodes[dst as usize], self.nodes[node as usize]);
+        if d.attach == node || here.row == NO_COL || d.col == NO_COL {
+            return false;
+        }
+        self.table[here.row as usize * self.cols + d.col as usize].1 > 1
+    }
+
+    /// A route written in the scenario for (`node`, `dst`), if any.
+    fn fixed_at(&self, node: u32, dst: u32) -> Option<u32> {
+        let i = self
+            .fixed
+            .binary_search_by_key(&(node, dst), |e| e.0)
+            .ok()?;
+        Some(self.fixed[i].1)
+    }
+
     /// The link direction packet `uid` of `flow`, which links have taken `hops` times, takes
     /// at `node` toward `dst`. Where `hops` is its place on its flow's pinned path (as for
     /// every packet that has kept to it), the link is read off the path without a search.
@@ -340,8 +362,8 @@ impl Routes {
             return l;
         }
         if !self.fixed.is_empty() {
-            if let Ok(i) = self.fixed.binary_search_by_key(&(node, dst), |e| e.0) {
-                return self.fixed[i].1;
+            if let Some(l) = self.fixed_at(node, dst) {
+                return l;
             }
         }
         if node == dst {
@@ -471,6 +493,42 @@ mod tests {
         assert!((60..140).contains(&via2), "{via2} of 200 flows via node 2");
         // A flow keeps its path.
         assert_eq!(walk(&e, &out, 4, 5, 7), walk(&e, &out, 4, 5, 7));
+    }
+
+    #[test]
+    fn sprayed_packets_of_one_flow_take_both_paths_and_the_flows_own_stays() {
+        let out = graph(6, &[(0, 1), (0, 2), (1, 3), (2, 3), (0, 4), (3, 5)]);
+        let per_flow = Routes::build(&out, &[4, 5], true);
+        let mut sprayed = per_flow.clone();
+        sprayed.spray_packets();
+        assert!(sprayed.per_packet());
+        let to_node1 = 0; // link direction 0 -> 1 (the graph's first edge)
+        let via1 = (0..400u64)
+            .filter(|&uid| sprayed.next_packet(0, 5, 7, uid) == to_node1)
+            .count();
+        assert!(
+            (140..260).contains(&via1),
+            "{via1} of 400 packets via node 1"
+        );
+        for uid in 0..50 {
+            // Per flow, every packet of flow 7 goes its flow's way, whatever its id.
+            assert_eq!(per_flow.next_packet(0, 5, 7, uid), per_flow.next(0, 5, 7));
+        }
+        // The flow's own path (what walks along its route read) is the per-flow one.
+        for f in 0..50 {
+            assert_eq!(
+                walk(&sprayed, &out, 4, 5, f),
+                walk(&per_flow, &out, 4, 5, f)
+            );
+        }
+        assert!(sprayed.sprays_at(0, 5), "node 0 chooses between 1 and 2");
+        assert!(!sprayed.sprays_at(1, 5) && !sprayed.sprays_at(4, 5));
+        assert!(!per_flow.sprays_at(0, 5), "per flow nothing is sprayed");
+        // Without ECMP there is one path, and spraying changes nothing.
+        let mut single = Routes::build(&out, &[4, 5], false);
+        single.spray_packets();
+        assert!(!single.per_packet());
+        assert!((0..50).all(|uid| single.next_packet(0, 5, 7, uid) == to_node1));
     }
 
     #[test]

@@ -61,6 +61,14 @@ impl Shared<'_> {
         (results, traces)
     }
 
+    /// Whether packets from `from` to `to` by `route` are sprayed at some node on it.
+    fn sprayed(&self, from: u32, to: u32, route: &[usize]) -> bool {
+        self.routes.per_packet()
+            && std::iter::once(from)
+                .chain(route.iter().map(|&l| self.links[l].to))
+                .any(|node| self.routes.sprays_at(node, to))
+    }
+
     /// Flow `fi`'s record.
     fn flow(&self, fi: usize, f: &mut Flow) -> FlowResult {
         let links = self.links;
@@ -77,7 +85,10 @@ impl Shared<'_> {
                 .map(|&l| links[l].rate_bps)
                 .fold(f64::INFINITY, f64::min),
             data_packets_dropped,
-            idle_path: idle_path(links, fwd, rev),
+            // Sprayed packets may pass one another on parallel paths, so a train on one
+            // path is no lower bound on the transfer: no ideal for such a flow.
+            idle_path: idle_path(links, fwd, rev)
+                .filter(|_| !self.sprayed(src, dst, fwd) && !self.sprayed(dst, src, rev)),
         };
         FlowResult {
             name: f.name.clone(),

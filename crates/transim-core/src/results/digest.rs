@@ -364,9 +364,11 @@ mod tests {
             all["fct"],
             json!([
                 {"label": "under 100 kB", "flows": 1, "mean": 0.25, "median": 0.25, "p99": 0.25,
-                 "slowdown_mean": none, "slowdown_median": none, "slowdown_p99": none},
+                 "slowdown_mean": none, "slowdown_median": none, "slowdown_p99": none,
+                 "slowdown_flows": 0},
                 {"label": "1 MB to 10 MB", "flows": 1, "mean": 0.75, "median": 0.75, "p99": 0.75,
-                 "slowdown_mean": 3.0, "slowdown_median": 3.0, "slowdown_p99": 3.0}
+                 "slowdown_mean": 3.0, "slowdown_median": 3.0, "slowdown_p99": 3.0,
+                 "slowdown_flows": 1}
             ])
         );
     }

@@ -28,7 +28,8 @@ pub struct Done {
 /// smallest value at or above which that share of the values lies, so the median of an
 /// even count is the lower of the middle two), then the same three of the slowdown
 /// (completion time over the ideal one) over the class's flows that have an ideal, as
-/// `slowdown_mean`, `slowdown_median` and `slowdown_p99` (null when none has).
+/// `slowdown_mean`, `slowdown_median` and `slowdown_p99` (null when none has), and how many
+/// flows that is, `slowdown_flows`.
 pub fn by_size(done: &[Done]) -> Value {
     let mut out = Vec::new();
     for (from, to, label) in CLASSES {
@@ -55,6 +56,7 @@ pub fn by_size(done: &[Done]) -> Value {
             "slowdown_mean": pick(|s| s.mean),
             "slowdown_median": pick(|s| s.median),
             "slowdown_p99": pick(|s| s.p99),
+            "slowdown_flows": slowdown.as_ref().map_or(0, |s| s.n),
         }));
     }
     Value::Array(out)
@@ -114,6 +116,7 @@ mod tests {
         assert_eq!(long["median"].as_f64().unwrap(), 0.5);
         assert_eq!(long["p99"].as_f64().unwrap(), 1.5);
         assert_eq!(long["slowdown_median"], Value::Null);
+        assert_eq!(long["slowdown_flows"], 0);
         assert_eq!(by_size(&[]), json!([]));
     }
 
@@ -134,6 +137,7 @@ mod tests {
         ]);
         let c = &v[0];
         assert_eq!(c["flows"], 4);
+        assert_eq!(c["slowdown_flows"], 3);
         assert!((c["slowdown_mean"].as_f64().unwrap() - 2.0).abs() < 1e-12);
         assert!((c["slowdown_median"].as_f64().unwrap() - 2.0).abs() < 1e-12);
         assert!((c["slowdown_p99"].as_f64().unwrap() - 3.0).abs() < 1e-12);

@@ -648,18 +648,6 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         }
     }
     let ecmp = topo.ecmp.unwrap_or(EcmpSpec::Off);
-    if ecmp == EcmpSpec::Packet {
-        if let Some(l) = net.links.iter().position(|l| l.cells) {
-            return Err(ScenarioError::new(
-                "topology.ecmp",
-                format!(
-                    "got \"packet\", but link {} carries ATM cells, and a virtual circuit \
-                     keeps one path; use true (per flow) or false",
-                    net.link_names[l]
-                ),
-            ));
-        }
-    }
     let mut routes = Routes::build(
         &net.out,
         &destinations(sc, &net, &endpoints),
@@ -811,6 +799,18 @@ fn build_flows(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         }
     };
     let atm = super::build_atm::attach(sc, &mut net, &routes, &endpoints)?;
+    if routes.per_packet() {
+        if let Some(l) = net.links.iter().position(|l| l.cells) {
+            return Err(ScenarioError::new(
+                "topology.ecmp",
+                format!(
+                    "got \"packet\", but link {} carries ATM cells, and a virtual circuit \
+                     keeps one path; use true (per flow) or false",
+                    net.link_names[l]
+                ),
+            ));
+        }
+    }
     let pcap = match pcap {
         Some((dir, mut chosen)) => {
             // Captures hold IP packets; cells have no place in a pcap of IPv4.

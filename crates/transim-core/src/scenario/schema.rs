@@ -917,7 +917,6 @@ impl<'de> Deserialize<'de> for EcmpSpec {
                 match v {
                     "flow" => Ok(EcmpSpec::Flow),
                     "packet" => Ok(EcmpSpec::Packet),
-                    "off" => Ok(EcmpSpec::Off),
                     _ => Err(E::custom(format!("got {v:?}; expected {ECMP_EXPECT}"))),
                 }
             }
