@@ -252,3 +252,42 @@ fn generated_sprayed_fabrics_hold_the_invariants() {
         })
         .unwrap();
 }
+
+/// Advice: a flow sprayed at R1 whose recovery counts duplicate ACKs is warned, naming the
+/// node and the remedy; RACK-TLP, per-flow ECMP and a flow within one leaf are not.
+#[test]
+fn advice_warns_a_sprayed_flow_that_counts_duplicate_acks() {
+    use transim_core::scenario::advice::advise;
+    let advice = |doc: Value| {
+        let sc = transim_core::scenario::parse(doc).expect("valid scenario");
+        let sim = transim_core::scenario::build(&sc).expect("builds");
+        advise(&sc, &sim)
+            .into_iter()
+            .filter(|a| a.code == "sprayed_with_dupthresh")
+            .collect::<Vec<_>>()
+    };
+    let warned = advice(diamond(json!("packet"), "1ms", "1ms", "rfc6675"));
+    assert_eq!(warned.len(), 1);
+    let m = &warned[0].message;
+    assert!(m.contains("sprayed over equal-cost paths from R1"), "{m}");
+    assert!(
+        m.contains(r#"tcp.recovery = "rfc6675" takes 3 duplicate ACKs"#),
+        "{m}"
+    );
+    assert!(m.contains(r#"RACK-TLP (tcp.recovery = "rack-tlp")"#), "{m}");
+    assert!(advice(diamond(json!("packet"), "1ms", "1ms", "rack-tlp")).is_empty());
+    assert!(advice(diamond(json!(true), "1ms", "1ms", "rfc6675")).is_empty());
+    let mut sctp = diamond(json!("packet"), "1ms", "1ms", "rfc6675");
+    sctp["flows"][0]["protocol"] = json!("sctp");
+    sctp["flows"][0]["app"] = json!({"kind": "bulk"});
+    let m = &advice(sctp)[0].message;
+    assert!(m.contains("SCTP takes 3 missing reports"), "{m}");
+    // Within one leaf of a leaf-spine there is no choice to spray.
+    let within = json!({
+        "duration": "1s",
+        "topology": {"kind": "leaf_spine", "leaves": 2, "spines": 4, "hosts_per_leaf": 2,
+                     "host_link": {"rate": "1Gbps", "delay": "10us"}, "ecmp": "packet"},
+        "flows": [{"src": "h0", "dst": "h1", "app": {"kind": "bulk"}}],
+    });
+    assert!(advice(within).is_empty());
+}

@@ -11,7 +11,7 @@
 //! they overlap in time or not.
 
 use super::schema::{AppKind, AppSpec, Scenario};
-use crate::engine::Simulation;
+use crate::engine::{Flow, Simulation};
 use crate::results::route;
 use crate::sim::{secs, Time};
 use crate::transport::{WindowFacts, WindowLimit};
@@ -111,6 +111,7 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
     let mut window = Found::default();
     let mut ecn = Found::default();
     let mut short = Found::default();
+    let mut sprayed = Found::default();
     for (i, (f, spec)) in sim.flows.iter().zip(&sc.flows).enumerate() {
         let Some(facts) = f.transport.window_facts() else {
             continue;
@@ -154,15 +155,51 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
         if start + 2.0 * view.rtt > end && start <= end / 2.0 {
             short.add(|| short_message(sim, &view));
         }
+        if let (Some(dupthresh), Some(node)) = (facts.dupthresh, sprayed_at(sim, f, &hops)) {
+            sprayed.add(|| sprayed_message(sim, &view, dupthresh, node));
+        }
     }
     [
         window.into_advice("window_below_share"),
         ecn.into_advice("ecn_without_marking"),
         short.into_advice("run_too_short"),
+        sprayed.into_advice("sprayed_with_dupthresh"),
     ]
     .into_iter()
     .flatten()
     .collect()
+}
+
+/// The first node on `hops` (flow `f`'s data path) where its packets are sprayed over
+/// several next hops, if any.
+fn sprayed_at(sim: &Simulation, f: &Flow, hops: &[usize]) -> Option<u32> {
+    std::iter::once(f.src)
+        .chain(hops.iter().map(|&l| sim.links[l].to))
+        .find(|&node| sim.routes.sprays_at(node, f.dst))
+}
+
+fn sprayed_message(
+    sim: &Simulation,
+    v: &FlowView,
+    (count, recovery): (u32, &str),
+    node: u32,
+) -> String {
+    let how = if v.protocol == "sctp" {
+        format!("SCTP takes {count} missing reports")
+    } else {
+        format!("tcp.recovery = \"{recovery}\" takes {count} duplicate ACKs")
+    };
+    let instead = if v.protocol == "sctp" {
+        "raise sctp.fast_rtx_threshold, or spray per flow (topology.ecmp = true)"
+    } else {
+        "RACK-TLP (tcp.recovery = \"rack-tlp\") waits a reordering window instead"
+    };
+    format!(
+        "{}: its packets are sprayed over equal-cost paths from {}, where they may overtake \
+         one another, and {how} as a loss, so reordering will look like loss (spurious \
+         retransmissions, a halved window); {instead}",
+        v.name, sim.node_names[node as usize]
+    )
 }
 
 /// A flow whose window alone, over its base round-trip time, holds it under

@@ -56,6 +56,7 @@ impl Transport for SctpAssociation {
             ack_wire: PACKET_OVERHEAD + 16,
             ecn: false,
             read_rate: cfg.read_rate,
+            dupthresh: Some((cfg.fast_rtx_threshold, "sctp")),
         })
     }
 

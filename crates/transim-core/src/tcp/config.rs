@@ -347,6 +347,8 @@ impl TcpConfig {
             ack_wire,
             ecn: self.ecn,
             read_rate: self.read_rate,
+            dupthresh: (self.recovery != Recovery::RackTlp)
+                .then(|| (self.dupthresh, self.recovery.name())),
         }
     }
 

@@ -176,6 +176,9 @@ pub struct WindowFacts {
     pub ecn: bool,
     /// The receiving application reads at this rate, bit/s of payload (None: at once).
     pub read_rate: Option<f64>,
+    /// How many duplicate reports the sender takes as a loss, with the recovery's name,
+    /// when that count alone decides (None: time-based detection, RACK-TLP's).
+    pub dupthresh: Option<(u32, &'static str)>,
 }
 
 /// One flow's protocol endpoints, as the engine drives them.
