@@ -71,6 +71,15 @@ def plot_cwnd(
     return finish_time_plot(fig, ax, path, "segments", title)
 
 
+def grouped_bars(ax: plt.Axes, series: dict[str, list[float]]) -> None:
+    """One bar per value of each series (a legend label each), side by side at the x
+    positions 0, 1, … of the values."""
+    width = 0.8 / len(series)
+    for k, (label, ys) in enumerate(series.items()):
+        xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(ys))]
+        ax.bar(xs, ys, width, label=label)
+
+
 def finish_time_plot(fig: plt.Figure, ax: plt.Axes, path: Path, ylabel: str, title: str) -> Path:
     """Label a plot against time, add its legend, save it and close it."""
     ax.set_xlabel("time (s)")

@@ -19,6 +19,7 @@ import numpy as np  # noqa: E402
 from . import run  # noqa: E402
 from .data import resource  # noqa: E402
 from .format import fmt_time  # noqa: E402
+from .plots import grouped_bars  # noqa: E402
 
 #: The scenario's writes: a 1 MB (10^6-byte) segment at each of these times (s).
 SEGMENT = 1_000_000
@@ -87,10 +88,7 @@ def on_off_section(out: Path, scale: str) -> str:
             f"{fmt_time(max(later))} | {f['retransmissions']} | {halvings} |"
         )
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    width = 0.8 / len(fetch)
-    for k, (label, times) in enumerate(fetch.items()):
-        xs = [i + (k - (len(fetch) - 1) / 2) * width for i in range(len(times))]
-        ax.bar(xs, times, width, label=label)
+    grouped_bars(ax, fetch)
     alone = 8e6 / 20e6
     ax.axhline(alone, color="black", ls=":", lw=1.0, label="1 MB at 20 Mb/s")
     ax.set_xticks(range(len(AT)), [f"segment {i + 1}" for i in range(len(AT))])

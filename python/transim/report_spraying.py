@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from . import run  # noqa: E402
 from .data import resource  # noqa: E402
 from .format import fmt_rate  # noqa: E402
+from .plots import grouped_bars  # noqa: E402
 
 #: (label, overrides) of the section's runs.
 VARIANTS: list[tuple[str, list[str]]] = [
@@ -57,10 +58,7 @@ def spraying_section(out: Path, scale: str) -> str:
             f"| {dsacks:,} | {dropped:,} |"
         )
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    width = 0.8 / len(goodput)
-    for k, (label, ys) in enumerate(goodput.items()):
-        xs = [i + (k - (len(goodput) - 1) / 2) * width for i in range(len(ys))]
-        ax.bar(xs, ys, width, label=label)
+    grouped_bars(ax, goodput)
     ax.set_xticks(range(4), [f"h{i} → h{i + 4}" for i in range(4)])
     ax.set_ylabel("goodput (Gb/s)")
     ax.set_ylim(0, 12.5)

@@ -4,6 +4,7 @@
 //! every packet handed on has joined its next link.
 
 mod common;
+use common::packets_in;
 
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -122,16 +123,6 @@ fn a_shared_link_keeps_its_events_and_the_links_after_it_do_not() {
         .sum();
     assert_eq!(after, 0);
     assert_eq!(off.result.events - on.result.events, hops);
-}
-
-/// Packets link `name` took in run `o`.
-fn packets_in(o: &RunOutput, name: &str) -> u64 {
-    o.result
-        .links
-        .iter()
-        .find(|l| l.name == name)
-        .unwrap_or_else(|| panic!("no link {name}"))
-        .packets_in
 }
 
 /// One flow across two routers, A – R1 – R2 – B, with room for every packet: each packet

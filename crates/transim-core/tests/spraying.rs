@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::run;
+use common::{packets_in as link_in, run};
 use serde_json::{json, Value};
 use transim_core::results::RunOutput;
 
@@ -32,15 +32,6 @@ fn diamond(ecmp: Value, delay_p: &str, delay_q: &str, recovery: &str) -> Value {
         },
         "flows": [{"src": "A", "dst": "B", "app": {"kind": "finite", "bytes": "1MB"}}],
     })
-}
-
-fn link_in(out: &RunOutput, name: &str) -> u64 {
-    out.result
-        .links
-        .iter()
-        .find(|l| l.name == name)
-        .unwrap_or_else(|| panic!("no link {name}"))
-        .packets_in
 }
 
 /// With both paths alike, which one a packet takes changes nothing but the links' counts:

@@ -37,6 +37,16 @@ pub fn bottleneck(out: &RunOutput) -> &LinkResult {
         .expect("the forward bottleneck")
 }
 
+/// Packets link direction `name` took in run `o`.
+pub fn packets_in(o: &RunOutput, name: &str) -> u64 {
+    o.result
+        .links
+        .iter()
+        .find(|l| l.name == name)
+        .unwrap_or_else(|| panic!("no link {name}"))
+        .packets_in
+}
+
 /// Run and unwrap.
 pub fn run(v: Value) -> RunOutput {
     match transim_core::run_value(v) {
