@@ -31,3 +31,9 @@ def fmt_bytes(n: float) -> str:
 def fmt_count(n: float) -> str:
     """1234567 → '1,234,567'."""
     return f"{n:,.0f}"
+
+
+def folder_name(label: str) -> str:
+    """A run's label as a folder name: lower case, words joined by hyphens, without
+    commas and full stops ("SCTP, Max.Burst clamp kept" → "sctp-maxburst-clamp-kept")."""
+    return "-".join(label.lower().replace(",", "").replace(".", "").split())

@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 
 from . import run  # noqa: E402
 from .data import resource  # noqa: E402
-from .format import fmt_time  # noqa: E402
+from .format import fmt_time, folder_name  # noqa: E402
 from .plots import grouped_bars  # noqa: E402
 
 #: The scenario's writes: a 1 MB (10^6-byte) segment at each of these times (s).
@@ -74,7 +74,7 @@ def on_off_section(out: Path, scale: str) -> str:
     fetch: dict[str, list[float]] = {}
     for label, overrides in VARIANTS:
         r = run(path, overrides=overrides, trace_flows=True)
-        r.write(out / "-".join(label.lower().replace(",", "").replace(".", "").split()))
+        r.write(out / folder_name(label))
         f = r.flows[0]
         if f["bytes_delivered"] != SEGMENT * len(AT):
             raise RuntimeError(f"on-off.toml no longer writes {len(AT)} segments of {SEGMENT} B")

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import run  # noqa: E402
 from .data import resource  # noqa: E402
-from .format import fmt_rate  # noqa: E402
+from .format import fmt_rate, folder_name  # noqa: E402
 from .plots import grouped_bars  # noqa: E402
 
 #: (label, overrides) of the section's runs.
@@ -46,7 +46,7 @@ def spraying_section(out: Path, scale: str) -> str:
     goodput: dict[str, list[float]] = {}
     for label, overrides in VARIANTS:
         r = run(path, overrides=[*overrides, f"duration={duration}"])
-        r.write(out / "-".join(label.lower().replace(",", "").split()))
+        r.write(out / folder_name(label))
         dropped = sum(sum(ln["drops"].values()) for ln in r.links)
         rates = [f["goodput_bps"] for f in r.flows]
         goodput[label] = [g / 1e9 for g in rates]

@@ -317,6 +317,23 @@ impl Routes {
         self.table[here.row as usize * self.cols + d.col as usize].1 > 1
     }
 
+    /// The first node where a packet from `from` to `to` along `route` (its link
+    /// directions, `far` each one's far node) is sprayed over several next hops, if any.
+    pub fn first_spray(
+        &self,
+        from: u32,
+        to: u32,
+        route: &[usize],
+        far: impl Fn(usize) -> u32,
+    ) -> Option<u32> {
+        if !self.per_packet {
+            return None;
+        }
+        std::iter::once(from)
+            .chain(route.iter().map(|&l| far(l)))
+            .find(|&node| self.sprays_at(node, to))
+    }
+
     /// A route written in the scenario for (`node`, `dst`), if any.
     fn fixed_at(&self, node: u32, dst: u32) -> Option<u32> {
         let i = self

@@ -61,14 +61,6 @@ impl Shared<'_> {
         (results, traces)
     }
 
-    /// Whether packets from `from` to `to` by `route` are sprayed at some node on it.
-    fn sprayed(&self, from: u32, to: u32, route: &[usize]) -> bool {
-        self.routes.per_packet()
-            && std::iter::once(from)
-                .chain(route.iter().map(|&l| self.links[l].to))
-                .any(|node| self.routes.sprays_at(node, to))
-    }
-
     /// Flow `fi`'s record.
     fn flow(&self, fi: usize, f: &mut Flow) -> FlowResult {
         let links = self.links;
@@ -87,8 +79,11 @@ impl Shared<'_> {
             data_packets_dropped,
             // Sprayed packets may pass one another on parallel paths, so a train on one
             // path is no lower bound on the transfer: no ideal for such a flow.
-            idle_path: idle_path(links, fwd, rev)
-                .filter(|_| !self.sprayed(src, dst, fwd) && !self.sprayed(dst, src, rev)),
+            idle_path: idle_path(links, fwd, rev).filter(|_| {
+                let far = |l: usize| links[l].to;
+                let spray = |a, b, route| self.routes.first_spray(a, b, route, far);
+                spray(src, dst, fwd).is_none() && spray(dst, src, rev).is_none()
+            }),
         };
         FlowResult {
             name: f.name.clone(),

@@ -11,7 +11,7 @@
 //! they overlap in time or not.
 
 use super::schema::{AppKind, AppSpec, Scenario};
-use crate::engine::{Flow, Simulation};
+use crate::engine::Simulation;
 use crate::results::route;
 use crate::sim::{secs, Time};
 use crate::transport::{WindowFacts, WindowLimit};
@@ -155,7 +155,9 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
         if start + 2.0 * view.rtt > end && start <= end / 2.0 {
             short.add(|| short_message(sim, &view));
         }
-        if let (Some(dupthresh), Some(node)) = (facts.dupthresh, sprayed_at(sim, f, &hops)) {
+        let far = |l: usize| sim.links[l].to;
+        let spray = sim.routes.first_spray(f.src, f.dst, &hops, far);
+        if let (Some(dupthresh), Some(node)) = (facts.dupthresh, spray) {
             sprayed.add(|| sprayed_message(sim, &view, dupthresh, node));
         }
     }
@@ -168,14 +170,6 @@ pub fn advise(sc: &Scenario, sim: &Simulation) -> Vec<Advice> {
     .into_iter()
     .flatten()
     .collect()
-}
-
-/// The first node on `hops` (flow `f`'s data path) where its packets are sprayed over
-/// several next hops, if any.
-fn sprayed_at(sim: &Simulation, f: &Flow, hops: &[usize]) -> Option<u32> {
-    std::iter::once(f.src)
-        .chain(hops.iter().map(|&l| sim.links[l].to))
-        .find(|&node| sim.routes.sprays_at(node, f.dst))
 }
 
 fn sprayed_message(
