@@ -5,76 +5,12 @@
 
 mod common;
 use common::*;
-use serde_json::{json, Value};
-use transim_core::results::FlowResult;
-use transim_core::tcp::trace::FlowTrace;
+use serde_json::json;
 use transim_core::trace::packet_event;
 
-const MSS: f64 = 1460.0;
-/// Wire bytes of a full data segment (no TCP options) and of a pure ACK.
-const WIRE: f64 = 1500.0;
-const ACK_WIRE: f64 = 40.0;
+use common::model_based::*;
+
 const HIGH_GAIN: f64 = 2.885_390_081_777_926_8;
-
-/// One bulk flow A → B over one link of `rate_bps` and `one_way` delay (ms), SACK recovery.
-fn path(cc: &str, rate_bps: f64, one_way_ms: f64, queue: u64, secs: f64, forward: Value) -> Value {
-    json!({
-        "duration": format!("{secs}s"), "seed": 1,
-        "tcp": {"cc": cc, "profile": "rfc", "mss": 1460, "sack": true, "recovery": "sack1",
-                "rcv_buf": "64MB", "nagle": "off"},
-        "topology": {"kind": "explicit", "nodes": ["A", "B"],
-            "links": [{"between": ["A", "B"], "rate": format!("{rate_bps}bps"),
-                       "delay": format!("{one_way_ms}ms"), "queue": queue, "forward": forward}]},
-        "flows": [{"src": "A", "dst": "B", "app": {"kind": "bulk"}}],
-        "trace": {"flows": true, "packets": true}
-    })
-}
-
-fn run_one(v: Value) -> (FlowResult, FlowTrace, transim_core::results::RunOutput) {
-    let mut out = run(v);
-    let tr = out.flow_traces[0].take().expect("flow trace").tcp().clone();
-    (out.result.flows[0].clone(), tr, out)
-}
-
-/// Time-weighted mean of a trace column over [a, b).
-fn mean_between(tr: &FlowTrace, col: &[f64], a: f64, b: f64) -> f64 {
-    let (mut sum, mut dur) = (0.0, 0.0);
-    for (t, &v) in tr.t.windows(2).zip(col) {
-        if t[0] >= a && t[1] <= b {
-            sum += v * (t[1] - t[0]);
-            dur += t[1] - t[0];
-        }
-    }
-    sum / dur
-}
-
-/// Fraction of [a, b) during which pacing_rate / bw is within 1 % of `gain`.
-fn time_at_gain(tr: &FlowTrace, bw: f64, gain: f64, a: f64, b: f64) -> f64 {
-    let col: Vec<f64> = tr
-        .pacing_rate
-        .iter()
-        .map(|&r| ((r / bw / gain - 1.0).abs() < 0.01) as u8 as f64)
-        .collect();
-    mean_between(tr, &col, a, b)
-}
-
-/// Intervals (start, end) during which cwnd is at most 4 segments, after `from`.
-fn min_cwnd_periods(tr: &FlowTrace, from: f64) -> Vec<(f64, f64)> {
-    let mut out: Vec<(f64, f64)> = vec![];
-    let mut open: Option<f64> = None;
-    for i in 0..tr.t.len() {
-        let low = tr.cwnd[i] <= 4.0 * MSS && tr.t[i] > from;
-        match (low, open) {
-            (true, None) => open = Some(tr.t[i]),
-            (false, Some(s)) => {
-                out.push((s, tr.t[i]));
-                open = None;
-            }
-            _ => {}
-        }
-    }
-    out
-}
 
 /// The acceptance test: BtlBw converges to the bottleneck's payload rate and RTprop
 /// to the propagation round trip, within a few percent, from 1 Mbps to 1 Gbps. (8 s runs:
@@ -82,12 +18,7 @@ fn min_cwnd_periods(tr: &FlowTrace, from: f64) -> Vec<(f64, f64)> {
 /// plus the serialisation of two small segments.)
 #[test]
 fn model_converges_to_the_true_bandwidth_and_propagation_delay() {
-    for (rate, one_way, queue) in [
-        (1e6, 50.0, 50),
-        (10e6, 20.0, 100),
-        (100e6, 10.0, 500),
-        (1e9, 5.0, 2000),
-    ] {
+    for (rate, one_way, queue) in CONVERGENCE_PATHS {
         let (f, _, _) = run_one(path("bbr", rate, one_way, queue, 8.0, json!({})));
         let m = f
             .detail
@@ -190,7 +121,7 @@ fn probe_bw_keeps_one_bdp_in_flight() {
 fn probe_rtt_every_ten_seconds_for_200_ms() {
     let (rate, one_way) = (10e6, 20.0);
     let (f, tr, _) = run_one(path("bbr", rate, one_way, 200, 25.0, json!({})));
-    let periods = min_cwnd_periods(&tr, 1.0);
+    let periods = cwnd_below(&tr, 4.0 * MSS, 1.0);
     assert_eq!(periods.len(), 2, "ProbeRTT periods {periods:?}");
     let rtt = 2.0 * one_way * 1e-3 + (WIRE + ACK_WIRE) * 8.0 / rate;
     let established = tr.t[0];

@@ -24,6 +24,7 @@ const CCS: &[&str] = &[
     "hybla",
     "illinois",
     "bbr",
+    "bbr3",
     "dctcp",
     "linux-reno",
     "ledbat",

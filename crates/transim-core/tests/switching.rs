@@ -20,7 +20,7 @@ fn lossy(switch: Value, app: Value, secs: u64) -> Value {
 /// algorithm governs growth afterwards.
 #[test]
 fn switching_in_congestion_avoidance_keeps_cwnd_continuous() {
-    for to in ["cubic", "cubic-2.6", "westwood", "veno", "bbr"] {
+    for to in ["cubic", "cubic-2.6", "westwood", "veno", "bbr", "bbr3"] {
         let out = run(lossy(
             json!([{"at": "6s", "cc": to}]),
             json!({"kind": "bulk"}),

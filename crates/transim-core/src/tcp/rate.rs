@@ -24,6 +24,14 @@ struct Kept {
     snaps: VecDeque<SendSnapshot>,
 }
 
+impl LostTransmission {
+    /// Payload bytes lost.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.range.1 - self.range.0
+    }
+}
+
 impl RateState {
     /// Keep the state from now on: called before the connection sends anything (in the
     /// middle of a connection, [`RateState::keep_from`]).
@@ -45,7 +53,7 @@ impl RateState {
             return;
         }
         let k = self.0.get_or_insert_with(Default::default);
-        let snap = k.rate.on_send(now, true);
+        let snap = k.rate.on_send(now, true, 0);
         k.snaps = std::iter::repeat_n(snap, in_queue).collect();
     }
 
@@ -56,21 +64,40 @@ impl RateState {
     }
 
     /// A new segment joins the back of the retransmission queue, sent at `now` (`idle`:
-    /// nothing was outstanding).
+    /// nothing was outstanding), leaving `in_flight` bytes in the network, its own included.
     #[inline]
-    pub fn on_sent_new(&mut self, now: Time, idle: bool) {
+    pub fn on_sent_new(&mut self, now: Time, idle: bool, in_flight: u64) {
         if let Some(k) = self.0.as_deref_mut() {
-            let snap = k.rate.on_send(now, idle);
+            let snap = k.rate.on_send(now, idle, in_flight);
             k.snaps.push_back(snap);
         }
     }
 
-    /// The segment at position `pos` of the retransmission queue is sent again at `now`.
+    /// The segment at position `pos` of the retransmission queue, sequence `range`, is sent
+    /// again at `now`, leaving `in_flight` bytes in the network. Sending it again is the
+    /// sender's verdict that its last transmission was lost: its bytes count as lost, and
+    /// what that transmission's snapshot knew is returned (`None` if the state is not kept).
     #[inline]
-    pub fn on_resent(&mut self, pos: usize, now: Time, idle: bool) {
-        if let Some(k) = self.0.as_deref_mut() {
-            k.snaps[pos] = k.rate.on_send(now, idle);
-        }
+    pub fn on_resent(
+        &mut self,
+        pos: usize,
+        now: Time,
+        idle: bool,
+        range: (u64, u64),
+        in_flight: u64,
+    ) -> Option<LostTransmission> {
+        let k = self.0.as_deref_mut()?;
+        let bytes = range.1 - range.0;
+        k.rate.lost += bytes;
+        let old = k.snaps[pos];
+        k.snaps[pos] = k.rate.on_send(now, idle, in_flight);
+        Some(LostTransmission {
+            range,
+            tx_in_flight: old.tx_in_flight,
+            lost_since: k.rate.lost - old.lost,
+            app_limited: old.app_limited,
+            delivered: k.rate.delivered,
+        })
     }
 
     /// `bytes` of the segment at position `pos` of the retransmission queue, last sent at
@@ -112,11 +139,29 @@ impl RateState {
     }
 }
 
+/// A transmission the sender has judged lost (by sending its data again), as its send
+/// snapshot saw the connection (BBR v3's per-loss step, draft-ietf-ccwg-bbr §5.5.10.2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LostTransmission {
+    /// Its sequence range, `[start, end)`.
+    pub range: (u64, u64),
+    /// Bytes in flight just after it was sent (its own included).
+    pub tx_in_flight: u64,
+    /// Bytes judged lost since it was sent, its own included.
+    pub lost_since: u64,
+    /// It was sent while the connection was application-limited.
+    pub app_limited: bool,
+    /// Payload bytes delivered so far.
+    pub delivered: u64,
+}
+
 /// The connection's delivery counters.
 #[derive(Clone, Debug, Default)]
 pub struct DeliveryRate {
     /// Payload bytes delivered (ACKed or SACKed) so far.
     pub delivered: u64,
+    /// Payload bytes judged lost (sent again) so far.
+    pub lost: u64,
     /// When `delivered` last grew.
     pub delivered_at: Time,
     /// Send time of the most recently delivered segment's transmission (the start of the
@@ -140,6 +185,10 @@ pub struct SendSnapshot {
     pub first_sent_at: Time,
     /// The connection was application-limited.
     pub app_limited: bool,
+    /// Bytes in flight just after this transmission, its own included.
+    pub tx_in_flight: u64,
+    /// `lost` at send time.
+    pub lost: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -153,6 +202,8 @@ struct Pending {
     send_elapsed: Time,
     ack_elapsed: Time,
     app_limited: bool,
+    tx_in_flight: u64,
+    lost_at_send: u64,
 }
 
 /// One delivery-rate sample, produced per ACK that delivered data.
@@ -169,6 +220,10 @@ pub struct RateSample {
     pub interval: Option<Time>,
     /// The sampled segment was sent while application-limited.
     pub app_limited: bool,
+    /// Bytes in flight just after the sampled segment was sent.
+    pub tx_in_flight: u64,
+    /// Bytes judged lost between the sampled segment's transmission and this ACK.
+    pub lost: u64,
 }
 
 impl RateSample {
@@ -182,10 +237,10 @@ impl RateSample {
 }
 
 impl DeliveryRate {
-    /// Snapshot for a transmission at `now`; `idle` when nothing was outstanding, which
-    /// restarts the send and ACK intervals.
+    /// Snapshot for a transmission at `now` that leaves `in_flight` bytes in the network;
+    /// `idle` when nothing was outstanding, which restarts the send and ACK intervals.
     #[inline]
-    pub fn on_send(&mut self, now: Time, idle: bool) -> SendSnapshot {
+    pub fn on_send(&mut self, now: Time, idle: bool, in_flight: u64) -> SendSnapshot {
         if idle {
             self.first_sent_at = now;
             self.delivered_at = now;
@@ -195,6 +250,8 @@ impl DeliveryRate {
             delivered_at: self.delivered_at,
             first_sent_at: self.first_sent_at,
             app_limited: self.app_limited_until != 0,
+            tx_in_flight: in_flight,
+            lost: self.lost,
         }
     }
 
@@ -217,6 +274,8 @@ impl DeliveryRate {
             p.prior_delivered = snap.delivered;
             p.prior_time = snap.delivered_at;
             p.app_limited = snap.app_limited;
+            p.tx_in_flight = snap.tx_in_flight;
+            p.lost_at_send = snap.lost;
             p.send_elapsed = sent.saturating_sub(snap.first_sent_at);
             p.ack_elapsed = now.saturating_sub(snap.delivered_at);
             self.first_sent_at = sent;
@@ -241,6 +300,8 @@ impl DeliveryRate {
             delivered: self.delivered - p.prior_delivered,
             interval: (interval >= min_rtt && min_rtt != Time::MAX).then_some(interval),
             app_limited: p.app_limited,
+            tx_in_flight: p.tx_in_flight,
+            lost: self.lost - p.lost_at_send,
         })
     }
 }
@@ -266,7 +327,7 @@ mod tests {
                 st.on_delivered(1000, t, &snap, now);
                 samples.push(st.take_sample(10 * MS));
             }
-            let snap = st.on_send(now, k == 0);
+            let snap = st.on_send(now, k == 0, 0);
             sent.push((now, snap));
         }
         // The first sample's ACK interval runs from the idle start: 1000 bytes in 10 ms.
@@ -275,7 +336,7 @@ mod tests {
         assert!((first.rate().unwrap() - 1e5).abs() < 1e-6);
         // A sample over less than the minimum RTT is not a rate.
         let mut short = DeliveryRate::default();
-        let snap = short.on_send(0, true);
+        let snap = short.on_send(0, true, 0);
         short.on_delivered(1000, 0, &snap, 5 * MS);
         assert_eq!(short.take_sample(10 * MS).unwrap().interval, None);
         let late = samples[20].unwrap();
@@ -288,11 +349,11 @@ mod tests {
     #[test]
     fn one_ack_delivering_two_segments_samples_the_newer() {
         let mut st = DeliveryRate::default();
-        let a = st.on_send(0, true);
+        let a = st.on_send(0, true, 0);
         st.on_delivered(500, 0, &a, 5 * MS);
         st.take_sample(MS);
-        let b = st.on_send(6 * MS, false);
-        let c = st.on_send(7 * MS, false);
+        let b = st.on_send(6 * MS, false, 0);
+        let c = st.on_send(7 * MS, false, 0);
         st.on_delivered(1000, 6 * MS, &b, 20 * MS);
         st.on_delivered(1000, 7 * MS, &c, 20 * MS);
         let s = st.take_sample(MS).unwrap();
@@ -308,15 +369,15 @@ mod tests {
     fn app_limited_marks_samples_until_its_data_is_delivered() {
         let mut st = DeliveryRate::default();
         st.mark_app_limited(1000);
-        let a = st.on_send(0, true);
+        let a = st.on_send(0, true, 0);
         assert!(a.app_limited);
         st.on_delivered(1000, 0, &a, 10 * MS);
         assert!(st.take_sample(MS).unwrap().app_limited);
-        let b = st.on_send(10 * MS, true);
+        let b = st.on_send(10 * MS, true, 0);
         assert!(b.app_limited, "delivered 1000 is not beyond the mark 1000");
         st.on_delivered(1000, 10 * MS, &b, 20 * MS);
         assert!(st.take_sample(MS).unwrap().app_limited);
-        let c = st.on_send(20 * MS, true);
+        let c = st.on_send(20 * MS, true, 0);
         assert!(!c.app_limited);
     }
 
@@ -331,9 +392,9 @@ mod tests {
         let mut snaps = VecDeque::new();
         for (k, st) in [&mut kept, &mut not].into_iter().enumerate() {
             for i in 0..4u64 {
-                st.on_sent_new(i * MS, i == 0);
+                st.on_sent_new(i * MS, i == 0, (i + 1) * 1000);
                 if k == 0 {
-                    snaps.push_back(direct.on_send(i * MS, i == 0));
+                    snaps.push_back(direct.on_send(i * MS, i == 0, (i + 1) * 1000));
                 }
             }
         }
@@ -347,23 +408,54 @@ mod tests {
             st.on_popped();
             let b = st.take_sample(MS);
             // Position 0 is now the third segment, already delivered; the fourth is resent.
-            st.on_resent(1, 15 * MS, false);
+            let lost = st.on_resent(1, 15 * MS, false, (3000, 4000), 2000);
             st.on_delivered(1, 1000, 15 * MS, 25 * MS);
-            (a, b, st.take_sample(MS))
+            (a, b, st.take_sample(MS), lost)
         };
         direct.on_delivered(1000, 2 * MS, &snaps[2], 12 * MS);
         let a = direct.take_sample(MS);
         direct.on_delivered(1000, 0, &snaps[0], 14 * MS);
         direct.on_delivered(1000, MS, &snaps[1], 14 * MS);
         let b = direct.take_sample(MS);
-        let resent = direct.on_send(15 * MS, false);
+        direct.lost += 1000;
+        let resent = direct.on_send(15 * MS, false, 2000);
         direct.on_delivered(1000, 15 * MS, &resent, 25 * MS);
         let c = direct.take_sample(MS);
         assert!(a.is_some() && b.is_some() && c.is_some());
-        assert_eq!(samples(&mut kept), (a, b, c));
+        // The fourth segment's first transmission left 4000 bytes in flight; it is the only
+        // loss since.
+        let lost = Some(LostTransmission {
+            range: (3000, 4000),
+            tx_in_flight: 4000,
+            lost_since: 1000,
+            app_limited: false,
+            delivered: 3000,
+        });
+        assert_eq!(samples(&mut kept), (a, b, c, lost));
+        assert_eq!(c.unwrap().tx_in_flight, 2000);
         assert_eq!(kept.delivered(), 4000);
         assert_eq!(kept.snapshots(), 2);
-        assert_eq!(samples(&mut not), (None, None, None));
+        assert_eq!(samples(&mut not), (None, None, None, None));
         assert_eq!((not.delivered(), not.snapshots()), (0, 0));
+    }
+    /// A sample carries the in-flight volume its segment left and the losses judged since
+    /// it was sent (BBR v3's loss rate per round: lost / tx_in_flight).
+    #[test]
+    fn samples_carry_in_flight_at_send_and_losses_since() {
+        let mut st = DeliveryRate::default();
+        let a = st.on_send(0, true, 1000);
+        st.on_delivered(1000, 0, &a, 10 * MS);
+        let s = st.take_sample(MS).unwrap();
+        assert_eq!((s.tx_in_flight, s.lost), (1000, 0));
+        let b = st.on_send(10 * MS, false, 2000);
+        // Two earlier segments are judged lost after `b` was sent.
+        st.lost += 3000;
+        st.on_delivered(1000, 10 * MS, &b, 11 * MS);
+        let s = st.take_sample(MS).unwrap();
+        assert_eq!((s.tx_in_flight, s.lost), (2000, 3000));
+        let c = st.on_send(12 * MS, false, 500);
+        st.on_delivered(1000, 12 * MS, &c, 22 * MS);
+        let s = st.take_sample(MS).unwrap();
+        assert_eq!((s.tx_in_flight, s.lost), (500, 0));
     }
 }

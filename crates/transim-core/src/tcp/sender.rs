@@ -822,6 +822,26 @@ impl TcpSender {
         }
     }
 
+    /// The delivery-rate snapshot of a new segment of `len` bytes sent at `now`, with the
+    /// bytes in flight once it leaves (BBR v3 compares losses with them). Off the path of
+    /// connections that keep no rate state.
+    #[inline(never)]
+    fn snapshot_new(&mut self, now: Time, idle: bool, len: u64) {
+        let in_flight = self.pipe_bytes() + len;
+        self.rate.on_sent_new(now, idle, in_flight);
+    }
+
+    /// The segment at position `pos` of the retransmission queue is sent again (sequence
+    /// `range`): its last transmission counts as lost, and congestion control hears of it
+    /// with what that transmission's snapshot saw.
+    #[inline(never)]
+    fn snapshot_resent(&mut self, pos: usize, now: Time, idle: bool, range: (u64, u64)) {
+        let in_flight = self.pipe_bytes() + (range.1 - range.0);
+        if let Some(lost) = self.rate.on_resent(pos, now, idle, range, in_flight) {
+            self.cc.on_lost(&self.win, &lost, now);
+        }
+    }
+
     /// Put one data segment on the wire (new or retransmitted).
     pub(crate) fn send_segment(
         &mut self,
@@ -853,7 +873,9 @@ impl TcpSender {
                 self.sack.index.reserve(self.rtx.len() + 1, segs);
                 self.sack.index.push(index);
             }
-            self.rate.on_sent_new(ctx.now, idle);
+            if self.rate.kept() {
+                self.snapshot_new(ctx.now, idle, len);
+            }
             self.rtx.push_back(SentSeg {
                 paired,
                 wire: self.header_bytes(false) + len as u32,
@@ -872,13 +894,15 @@ impl TcpSender {
             (index, 1)
         } else {
             let i = self.rtx_first_ending_after(start);
+            if self.rate.kept() {
+                self.snapshot_resent(i, ctx.now, idle, (start, start + len));
+            }
             let seg = &mut self.rtx[i];
             seg.tx = seg.tx.saturating_add(1);
             seg.retx = true;
             seg.sent = ctx.now;
             seg.rtx_high = self.snd_max;
             self.last_resent = ctx.now;
-            self.rate.on_resent(i, ctx.now, idle);
             if self.cfg.undo {
                 self.undo.on_retransmit();
             }

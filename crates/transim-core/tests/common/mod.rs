@@ -2,6 +2,8 @@
 //! property-test runner.
 #![allow(dead_code)]
 
+pub mod model_based;
+
 use serde_json::{json, Value};
 use transim_core::results::{LinkResult, RunOutput};
 use transim_core::trace::{packet_event, PacketTrace};

@@ -6,6 +6,7 @@
 //! one arm of [`Cc`] and one of [`CcKind`].
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod cubic;
 pub mod dctcp;
@@ -363,6 +364,9 @@ pub trait CongestionControl {
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64;
     /// Called on a retransmission timeout, after ssthresh and cwnd were set.
     fn on_timeout(&mut self, _w: &mut Window) {}
+    /// A transmission was judged lost (its data is being sent again), for an algorithm that
+    /// [reads the delivery state](CongestionControl::reads_delivery): BBR v3's per-loss step.
+    fn on_lost(&mut self, _w: &Window, _lost: &super::rate::LostTransmission, _now: Time) {}
     /// ECN: the new ssthresh (and cwnd) after an echo, at most once per window of data.
     /// Default: the loss response (RFC 3168).
     fn ssthresh_on_ecn(&mut self, w: &Window, base: u64) -> u64 {
@@ -408,6 +412,8 @@ pub enum CcKind {
     Illinois,
     /// BBR v1.
     Bbr,
+    /// BBR v3 (draft-ietf-ccwg-bbr).
+    Bbr3,
     /// DCTCP (RFC 8257).
     Dctcp,
     /// Reno counting segments as Linux does.
@@ -432,6 +438,7 @@ impl CcKind {
         ("hybla", CcKind::Hybla),
         ("illinois", CcKind::Illinois),
         ("bbr", CcKind::Bbr),
+        ("bbr3", CcKind::Bbr3),
         ("dctcp", CcKind::Dctcp),
         ("linux-reno", CcKind::LinuxReno),
         ("ledbat", CcKind::Ledbat),
@@ -477,6 +484,7 @@ impl CcKind {
             CcKind::Hybla => Cc::Hybla(hybla::Hybla::default()),
             CcKind::Illinois => Cc::Illinois(illinois::Illinois::default()),
             CcKind::Bbr => Cc::Bbr(Box::default()),
+            CcKind::Bbr3 => Cc::Bbr3(Box::default()),
             CcKind::Dctcp => Cc::Dctcp(dctcp::Dctcp::default()),
             CcKind::LinuxReno => Cc::LinuxReno(linux_reno::LinuxReno),
             CcKind::Ledbat => Cc::Ledbat(ledbat::Ledbat::default()),
@@ -516,6 +524,8 @@ pub enum Cc {
     Illinois(illinois::Illinois),
     /// BBR (boxed: its state is larger than the others').
     Bbr(Box<bbr::Bbr>),
+    /// BBR v3 (boxed, as BBR v1).
+    Bbr3(Box<bbr3::Bbr3>),
     /// DCTCP.
     Dctcp(dctcp::Dctcp),
     /// Linux-style Reno.
@@ -545,6 +555,7 @@ macro_rules! dispatch {
             Cc::Hybla($c) => $e,
             Cc::Illinois($c) => $e,
             Cc::Bbr($c) => $e,
+            Cc::Bbr3($c) => $e,
             Cc::Dctcp($c) => $e,
             Cc::LinuxReno($c) => $e,
             Cc::Ledbat($c) => $e,
@@ -588,6 +599,7 @@ impl Cc {
             Cc::Hybla(_) => CcKind::Hybla,
             Cc::Illinois(_) => CcKind::Illinois,
             Cc::Bbr(_) => CcKind::Bbr,
+            Cc::Bbr3(_) => CcKind::Bbr3,
             Cc::Dctcp(_) => CcKind::Dctcp,
             Cc::LinuxReno(_) => CcKind::LinuxReno,
             Cc::Ledbat(_) => CcKind::Ledbat,
@@ -610,6 +622,10 @@ impl CongestionControl for Cc {
     #[inline]
     fn on_timeout(&mut self, w: &mut Window) {
         dispatch!(self, c => c.on_timeout(w))
+    }
+    #[inline]
+    fn on_lost(&mut self, w: &Window, lost: &super::rate::LostTransmission, now: Time) {
+        dispatch!(self, c => c.on_lost(w, lost, now))
     }
     #[inline]
     fn observe(&mut self, w: &mut Window, a: &AckInfo) {

@@ -29,10 +29,16 @@ impl<const N: usize> RoundMax<N> {
     /// The maximum over the `N` rounds ending with `round` (0 when there is no sample).
     #[inline]
     pub fn max(&self, round: u64) -> f64 {
+        self.max_within(round, N as u64)
+    }
+
+    /// The maximum over the `n` (at most `N`) rounds ending with `round`.
+    #[inline]
+    pub fn max_within(&self, round: u64, n: u64) -> f64 {
         self.slots
             .iter()
             .flatten()
-            .filter(|(r, _)| *r + N as u64 > round && *r <= round)
+            .filter(|(r, _)| *r + n > round && *r <= round)
             .fold(0.0, |m, (_, v)| m.max(*v))
     }
 }
@@ -55,5 +61,8 @@ mod tests {
         // Rounds 4..6 after a gap with no samples in round 5.
         assert_eq!(f.update(6, 0.25), 0.5);
         assert_eq!(f.max(9), 0.0);
+        // A narrower window over the same slots: round 6 alone, then rounds 5..6.
+        assert_eq!(f.max_within(6, 1), 0.25);
+        assert_eq!(f.max_within(6, 3), 0.5);
     }
 }

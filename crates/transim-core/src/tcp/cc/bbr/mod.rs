@@ -25,7 +25,7 @@
 //! ProbeBW loss test uses "a loss was detected since the last ACK"; the switch at one phase
 //! of the cycle to the next happens on an ACK, not a timer.
 
-mod filter;
+pub(super) mod filter;
 
 use super::{AckInfo, CongestionControl, HandOver, PathModel, Window};
 use crate::sim::rng::Rng;
