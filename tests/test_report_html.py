@@ -29,6 +29,7 @@ SECTIONS = (
     "Flow completion times in a leaf-spine fabric under web-search traffic",
     "TCP incast: goodput collapse, and fine-grained timeouts and DCTCP against it",
     "Packet spraying against per-flow ECMP: hash collisions, or reordering",
+    "BBR v1 and BBR v3 beside CUBIC: loss as a signal",
     "Cross-validation: the same scenarios in ns-3",
     "Linux 2.6 slow start with small writes",
     "How CUBIC's first slow start ends",
@@ -59,6 +60,7 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
         "flow-control/goodput.png",
         "on-off/fetch.png",
         "spraying/goodput.png",
+        "bbr/shares.png",
     ):
         assert (report / img).stat().st_size > 1000
     from transim.peers import Ns3Unavailable, find_ns3

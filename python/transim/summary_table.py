@@ -78,8 +78,11 @@ def render(s: dict[str, Any]) -> str:
     models = [f for f in shown if f.get("cc_model")]
     if models:
         lines.append("")
+        # As wide as the longest state (BBR v3's "probe_bw_cruise").
+        state_w = max([10, *(len(f["cc_model"]["state"]) for f in models)])
         head = (
-            f"{'flow':<10} {'cc':<9} {'state':<10} {'bandwidth':>11} {'min RTT':>9} {'pacing':>11}"
+            f"{'flow':<10} {'cc':<9} {'state':<{state_w}} {'bandwidth':>11} {'min RTT':>9} "
+            f"{'pacing':>11}"
         )
         lines += ["congestion control's path model at the end", head, "-" * len(head)]
         for f in models:
@@ -87,7 +90,7 @@ def render(s: dict[str, Any]) -> str:
             rtt = fmt_time(m["min_rtt"]) if m["min_rtt"] is not None else "-"
             pacing = fmt_rate(f["pacing_rate_bps"]) if f["pacing_rate_bps"] else "-"
             lines.append(
-                f"{f['name']:<10} {f['cc']:<9} {m['state']:<10} "
+                f"{f['name']:<10} {f['cc']:<9} {m['state']:<{state_w}} "
                 f"{fmt_rate(m['bandwidth_bps']):>11} {rtt:>9} {pacing:>11}"
             )
     lines += _hystart_lines(shown)
