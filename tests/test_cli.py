@@ -52,6 +52,10 @@ def test_set_overrides_congestion_control_and_recovery(tmp_path: Path) -> None:
         (["--set", "topology.bottleneck.forward.loss.p=120%"], ["loss.p", "between 0 and 1"]),
         (["--set", "tcp.colour=red"], ["tcp.colour", "unknown field"]),
         (["--set", "flows[5].start=1s"], ["index 5 is out of range"]),
+        (
+            ["--set", "traffic.tcp.cc=bbr3"],
+            ["--set traffic.tcp.cc=bbr3", "no [traffic] table", "flows[N].tcp"],
+        ),
         (["--set", "nonsense"], ["key.path=value"]),
     ],
 )

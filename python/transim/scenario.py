@@ -196,8 +196,11 @@ def prepare(
     """Load a scenario, apply overrides and the seed; return (dict, source label)."""
     doc, source = load(scenario)
     try:
+        had_traffic = "traffic" in doc
         for o in overrides or []:
             apply_override(doc, o)
+        if not had_traffic:
+            _check_made_traffic(doc, overrides or [])
     except ScenarioError as e:
         e.source = source
         raise
@@ -209,6 +212,22 @@ def prepare(
         raise ScenarioError(e.message, e.path, e.detail, source) from None
     _resolve_files(doc, source)
     return doc, source
+
+
+def _check_made_traffic(doc: dict[str, Any], overrides: list[str]) -> None:
+    """A ``--set traffic.…`` on a scenario without a ``[traffic]`` table makes one, which
+    then lacks its pattern: name that, and what the user more likely meant, rather than
+    leave the schema to report a missing ``traffic.pattern`` the user never wrote."""
+    traffic = doc.get("traffic")
+    if not isinstance(traffic, dict) or "pattern" in traffic:
+        return
+    first = next(o for o in overrides if o.strip().startswith("traffic"))
+    raise ScenarioError(
+        f"--set {first}: the scenario has no [traffic] table, and one made by --set needs "
+        "traffic.pattern too; to change the scenario's own flows, set tcp.… (every flow) "
+        "or flows[N].tcp.…",
+        path="traffic",
+    )
 
 
 def _resolve_files(doc: dict[str, Any], source: str) -> None:
