@@ -235,6 +235,8 @@ def test_a_poisson_sweep_keeps_completion_times_by_size(tmp_path: Path) -> None:
             assert row[f"m.fct.{name}.p99"] == c["p99"]
             assert row[f"m.fct.{name}.mean"] == c["mean"]
             assert row[f"m.fct.{name}.slowdown_p99"] == c["slowdown_p99"] >= 1.0
+            # No flow here is sprayed: every completed flow has an ideal time.
+            assert row[f"m.fct.{name}.slowdown_flows"] == c["slowdown_flows"] == c["flows"]
 
 
 def test_the_sweep_ends_with_each_points_means_in_the_files_order(tmp_path: Path) -> None:

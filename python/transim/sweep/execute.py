@@ -91,7 +91,9 @@ def completion_metrics(text: Any) -> dict[str, Any]:
     with flows ``fct.<class>.flows`` / ``.mean`` / ``.median`` / ``.p99`` in seconds, the
     class named by its label with underscores (``fct.under_100_kB.p99``), and where its
     flows have ideal completion times ``fct.<class>.slowdown_mean`` / ``.slowdown_median``
-    / ``.slowdown_p99``. Empty when no flow completed (bulk transfers)."""
+    / ``.slowdown_p99``, over ``fct.<class>.slowdown_flows`` of them (fewer than the class's
+    flows where some have no ideal time: sprayed transfers). Empty when no flow completed
+    (bulk transfers)."""
     from ..result import completion_times
 
     fct = completion_times(text)
@@ -102,8 +104,8 @@ def completion_metrics(text: Any) -> dict[str, Any]:
         name = c["label"].replace(" ", "_")
         for stat in ("flows", "mean", "median", "p99"):
             out[f"fct.{name}.{stat}"] = c[stat]
-        for stat in ("slowdown_mean", "slowdown_median", "slowdown_p99"):
-            if c.get(stat) is not None:
+        if c.get("slowdown_mean") is not None:
+            for stat in ("slowdown_flows", "slowdown_mean", "slowdown_median", "slowdown_p99"):
                 out[f"fct.{name}.{stat}"] = c[stat]
     return out
 
