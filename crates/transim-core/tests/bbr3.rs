@@ -202,6 +202,34 @@ fn probe_rtt_every_five_seconds_at_half_the_bdp() {
     }
 }
 
+/// An application that writes 1 MB at 0, 6 and 12 s. Its minimum RTT was last lowered in
+/// the first transfer, so at each restart it is over 5 s old, and a connection that kept
+/// sending would enter ProbeRTT on the next ACK. A restart from idle does not (draft §5.4:
+/// the idle time drained the queue): cwnd is never cut to half the BDP after the first
+/// transfer, and each restart paces at the bandwidth estimate (gain 1).
+#[test]
+fn a_restart_from_idle_paces_at_the_estimate_and_skips_probe_rtt() {
+    let mut v = path("bbr3", 10e6, 20.0, 200, 18.0, json!({}));
+    v["flows"][0]["app"] = json!({"kind": "writes", "sizes": ["1MB", "1MB", "1MB"],
+                                  "at": ["0s", "6s", "12s"]});
+    let (f, tr, _) = run_one(v);
+    let (bw, rtt, _) = model(&f);
+    let bw = bw / 8.0;
+    assert!(
+        cwnd_below(&tr, 0.51 * bw * rtt, 3.0).is_empty(),
+        "a ProbeRTT after idle"
+    );
+    for restart in [6.0, 12.0] {
+        let i = tr.t.partition_point(|&t| t < restart);
+        assert!(
+            (tr.pacing_rate[i] / bw / MARGIN - 1.0).abs() < 0.01,
+            "restart at {restart} s paced at {:.3} of the estimate",
+            tr.pacing_rate[i] / bw
+        );
+    }
+    assert_eq!(f.detail.tcp().bytes_delivered, 3_000_000);
+}
+
 /// A buffer of 30 packets on a 333-packet BDP: BBR v1 keeps overflowing it (its model
 /// ignores loss), BBR v3 bounds the data in flight where losses passed 2 %. v3 loses under
 /// 1 % of its packets, a fifth of v1's drops or fewer, and times out less.

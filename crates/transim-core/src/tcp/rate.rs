@@ -45,6 +45,15 @@ impl RateState {
         self.0.is_some()
     }
 
+    /// The connection is application-limited: its samples are marked so until the data in
+    /// flight when it became so is delivered (false if the state is not kept).
+    #[inline]
+    pub fn app_limited(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|k| k.rate.app_limited_until != 0)
+    }
+
     /// Start keeping the state in the middle of a connection with `in_queue` segments
     /// outstanding: they count as sent now, by an idle connection. Nothing changes if it
     /// is kept already.

@@ -822,6 +822,19 @@ impl TcpSender {
         }
     }
 
+    /// New data leaves with nothing outstanding: congestion control that reads the delivery
+    /// state may set its pacing for the restart (before this segment's gap is taken).
+    #[cold]
+    #[inline(never)]
+    fn restart_from_idle(&mut self, now: Time) {
+        if !self.rate.kept() {
+            return;
+        }
+        let (app_limited, delivered) = (self.rate.app_limited(), self.rate.delivered());
+        self.cc
+            .on_restart_from_idle(&mut self.win, now, app_limited, delivered);
+    }
+
     /// The delivery-rate snapshot of a new segment of `len` bytes sent at `now`, with the
     /// bytes in flight once it leaves (BBR v3 compares losses with them). Off the path of
     /// connections that keep no rate state.
@@ -853,6 +866,10 @@ impl TcpSender {
     ) {
         let end = start + len + fin as u64;
         let idle = self.snd_una >= self.snd_max.max(1);
+        if idle {
+            // Nothing is outstanding, so this segment is new data.
+            self.restart_from_idle(ctx.now);
+        }
         if let Some(rate) = self.pacing_rate() {
             let gap = (len.max(1) as f64 * 1e9 / rate) as Time;
             self.pace_next = self.pace_next.max(ctx.now) + gap;

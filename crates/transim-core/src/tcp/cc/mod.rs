@@ -364,6 +364,18 @@ pub trait CongestionControl {
     fn ssthresh_on_loss(&mut self, w: &Window, base: u64) -> u64;
     /// Called on a retransmission timeout, after ssthresh and cwnd were set.
     fn on_timeout(&mut self, _w: &mut Window) {}
+    /// New data is about to leave with nothing outstanding, for an algorithm that [reads the
+    /// delivery state](CongestionControl::reads_delivery): `app_limited` when the application
+    /// left the connection idle, `delivered` the payload bytes delivered so far (BBR v3's
+    /// `BBRHandleRestartFromIdle`).
+    fn on_restart_from_idle(
+        &mut self,
+        _w: &mut Window,
+        _now: Time,
+        _app_limited: bool,
+        _delivered: u64,
+    ) {
+    }
     /// A transmission was judged lost (its data is being sent again), for an algorithm that
     /// [reads the delivery state](CongestionControl::reads_delivery): BBR v3's per-loss step.
     fn on_lost(&mut self, _w: &Window, _lost: &super::rate::LostTransmission, _now: Time) {}
@@ -622,6 +634,15 @@ impl CongestionControl for Cc {
     #[inline]
     fn on_timeout(&mut self, w: &mut Window) {
         dispatch!(self, c => c.on_timeout(w))
+    }
+    fn on_restart_from_idle(
+        &mut self,
+        w: &mut Window,
+        now: Time,
+        app_limited: bool,
+        delivered: u64,
+    ) {
+        dispatch!(self, c => c.on_restart_from_idle(w, now, app_limited, delivered))
     }
     #[inline]
     fn on_lost(&mut self, w: &Window, lost: &super::rate::LostTransmission, now: Time) {

@@ -29,9 +29,10 @@
 //!
 //! Here a transmission counts as lost when the sender sends its data again (the per-loss
 //! step runs then, with what that transmission's snapshot saw): the sender's recovery
-//! variant decides, as Linux's loss marking does. Simplifications, as in BBR v1 here: no
-//! idle-restart logic; ECN is not read; "cwnd-limited in the round" is judged from the data
-//! in flight before each ACK (within a segment of cwnd).
+//! variant decides, as Linux's loss marking does. A restart after the application left the
+//! connection idle paces at the bandwidth estimate and skips ProbeRTT (§5.4). Not modelled:
+//! ECN; "cwnd-limited in the round" is judged from the data in flight before each ACK
+//! (within a segment of cwnd).
 
 mod cycle;
 mod loss;
@@ -266,6 +267,8 @@ pub struct Bbr3 {
     extra_acked_delivered: u64,
     // cwnd across recovery and ProbeRTT.
     prior_cwnd: u64,
+    /// Restarting after the application left the connection idle (until data is delivered).
+    idle_restart: bool,
     /// Leaving ProbeRTT: restore the saved cwnd on this ACK.
     restore_cwnd_later: bool,
     prev_recovering: bool,
@@ -319,6 +322,7 @@ impl Default for Bbr3 {
             extra_acked_start: 0,
             extra_acked_delivered: 0,
             prior_cwnd: 0,
+            idle_restart: false,
             restore_cwnd_later: false,
             prev_recovering: false,
             initial_cwnd: 0,
@@ -525,10 +529,18 @@ impl Bbr3 {
             .max(MIN_PIPE_SEGMENTS * mss)
     }
 
-    /// `BBRCheckProbeRTT` with `BBRHandleProbeRTT` (no idle restarts here).
-    fn check_probe_rtt(&mut self, w: &Window, a: &AckInfo) {
+    /// `BBRCheckProbeRTT` with `BBRHandleProbeRTT`. A restart from idle does not enter
+    /// ProbeRTT: the idle time drained the queue as ProbeRTT would have.
+    fn check_probe_rtt(&mut self, w: &Window, a: &AckInfo, rs: &Rs) {
+        self.check_probe_rtt_state(w, a);
+        if rs.delivered > 0 {
+            self.idle_restart = false;
+        }
+    }
+
+    fn check_probe_rtt_state(&mut self, w: &Window, a: &AckInfo) {
         let mss = w.mss as u64;
-        if self.state != State::ProbeRtt && self.probe_rtt_expired {
+        if self.state != State::ProbeRtt && self.probe_rtt_expired && !self.idle_restart {
             self.state = State::ProbeRtt;
             self.save_cwnd(w.cwnd);
             self.probe_rtt_done = None;
@@ -642,7 +654,7 @@ impl CongestionControl for Bbr3 {
         self.check_drain_done(a, mss);
         self.update_probe_bw_cycle_phase(&rs, w, a);
         self.update_min_rtt(a);
-        self.check_probe_rtt(w, a);
+        self.check_probe_rtt(w, a, &rs);
         self.advance_latest_delivery_signals(&rs);
         self.bound_bw_for_model();
         self.set_pacing_rate();
@@ -692,6 +704,32 @@ impl CongestionControl for Bbr3 {
     fn ssthresh_on_loss(&mut self, w: &Window, _base: u64) -> u64 {
         self.save_cwnd(w.cwnd);
         w.ssthresh
+    }
+
+    /// `BBRHandleRestartFromIdle`: in ProbeBW, pace the restart at exactly the bandwidth
+    /// estimate (gain 1); in ProbeRTT, leave it if its time is up.
+    fn on_restart_from_idle(
+        &mut self,
+        w: &mut Window,
+        now: Time,
+        app_limited: bool,
+        delivered: u64,
+    ) {
+        if !app_limited {
+            return;
+        }
+        self.idle_restart = true;
+        self.extra_acked_start = now;
+        if self.state.probe_bw() {
+            let rate = self.bw * (1.0 - PACING_MARGIN);
+            if rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
+                self.pacing_rate = rate;
+            }
+        } else if self.state == State::ProbeRtt && self.probe_rtt_done.is_some_and(|d| now > d) {
+            self.probe_rtt_min_stamp = now;
+            w.cwnd = w.cwnd.max(self.prior_cwnd);
+            self.exit_probe_rtt(now, delivered);
+        }
     }
 
     fn on_lost(&mut self, w: &Window, lost: &crate::tcp::rate::LostTransmission, now: Time) {
