@@ -230,6 +230,35 @@ fn a_restart_from_idle_paces_at_the_estimate_and_skips_probe_rtt() {
     assert_eq!(f.detail.tcp().bytes_delivered, 3_000_000);
 }
 
+/// Linux's `slow_start_after_idle` (on in the `linux-2.6` profile) cuts cwnd after an idle RTO,
+/// except for a congestion control that sets cwnd itself (`tcp_slow_start_after_idle_check`
+/// returns early for a `cong_control` module): CUBIC restarts from its initial window of
+/// 10 segments, BBR v1 and v3 from the cwnd their model gives.
+#[test]
+fn slow_start_after_idle_leaves_bbr_alone() {
+    for (cc, cut) in [("cubic", true), ("bbr", false), ("bbr3", false)] {
+        let mut v = path(cc, 10e6, 20.0, 200, 8.0, json!({}));
+        v["tcp"]["profile"] = json!("linux-2.6");
+        v["tcp"]["mss"] = json!(1448);
+        v["flows"][0]["app"] = json!({"kind": "writes", "sizes": ["1MB", "1MB"],
+                                      "at": ["0s", "6s"]});
+        let (_, tr, _) = run_one(v);
+        let i = tr.t.partition_point(|&t| t < 6.0);
+        let (before, after) = (tr.cwnd[i - 1], tr.cwnd[i]);
+        if cut {
+            assert!(
+                after <= 10.0 * 1448.0 && after < before / 2.0,
+                "{cc}: {before} → {after}"
+            );
+        } else {
+            assert!(
+                after >= before,
+                "{cc}: cwnd {before} cut to {after} after idle"
+            );
+        }
+    }
+}
+
 /// A buffer of 30 packets on a 333-packet BDP: BBR v1 keeps overflowing it (its model
 /// ignores loss), BBR v3 bounds the data in flight where losses passed 2 %. v3 loses under
 /// 1 % of its packets, a fifth of v1's drops or fewer, and times out less.

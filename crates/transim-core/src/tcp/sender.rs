@@ -875,7 +875,9 @@ impl TcpSender {
             self.pace_next = self.pace_next.max(ctx.now) + gap;
         }
         let (index, tx) = if start >= self.snd_max {
-            if idle && self.cfg.slow_start_after_idle {
+            // Not for an algorithm that sets cwnd itself (BBR): Linux's
+            // `tcp_slow_start_after_idle_check` returns early for a `cong_control` module.
+            if idle && self.cfg.slow_start_after_idle && !self.cc.owns_window() {
                 self.restart_after_idle(ctx.now);
             }
             if let Some(w) = self.writes.as_mut() {
