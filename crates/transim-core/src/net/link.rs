@@ -409,6 +409,13 @@ impl Link {
         if !self.scheduled {
             return (self.waiting.len(), self.waiting.bytes());
         }
+        self.scheduled_counts()
+    }
+
+    /// [`Link::waiting_counts`] of a link with a scheduler: out of line, so that the
+    /// dispatch over the disciplines stays out of the FIFO links' per-packet code.
+    #[inline(never)]
+    fn scheduled_counts(&self) -> (usize, u64) {
         let s = self
             .sched
             .as_ref()
@@ -417,8 +424,8 @@ impl Link {
     }
 
     /// Bring a scheduled link's queue integrals up to `t` (a FIFO's must not be: they hold
-    /// its packets' whole waits already).
-    #[inline]
+    /// its packets' whole waits already). Out of line, as [`Link::scheduled_counts`].
+    #[inline(never)]
     fn integrate_scheduled(&mut self, t: Time) {
         debug_assert!(self.scheduled, "a FIFO's waits are added at acceptance");
         let (n, b) = self.waiting_counts();
@@ -903,6 +910,11 @@ impl Link {
     /// Packets the discipline marked Congestion Experienced instead of dropping.
     pub fn ecn_marks(&self) -> u64 {
         self.sched.as_ref().map_or(0, |s| s.sched.marks())
+    }
+
+    /// What a DualPI2 discipline's two queues saw (None for other links).
+    pub fn dual_queue(&self) -> Option<crate::net::qdisc::DualQueueStats> {
+        self.sched.as_ref().and_then(|s| s.sched.dual_queue())
     }
 
     /// True when the link's queue discipline may mark ECN-capable packets Congestion

@@ -201,6 +201,7 @@ fn link_results(shared: &Shared, names: Vec<String>) -> Vec<LinkResult> {
                 port: l.port.as_ref().map(|p| p.stats),
                 qdisc: l.discipline(),
                 ecn_marks: l.is_aqm().then(|| l.ecn_marks()),
+                dual_queue: l.dual_queue(),
                 utilisation: st.busy_ns as f64 / end.max(1) as f64,
                 packets_in: st.packets_in,
                 packets_out: l.packets_out(store),

@@ -121,6 +121,10 @@ pub struct LinkResult {
     /// (links with RED or CoDel only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn_marks: Option<u64>,
+    /// DualPI2's two queues (`qdisc = "dualpi2"` only): packets, sojourn times, marks and
+    /// drops of the L4S and Classic queues.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dual_queue: Option<crate::net::qdisc::DualQueueStats>,
     /// Fraction of the run the link was transmitting.
     pub utilisation: f64,
     /// Packets offered.

@@ -1,12 +1,12 @@
 //! A link direction's queue discipline from its scenario fields: the schedulers, and the
-//! active queue managers (RED, CoDel, FQ-CoDel, PIE) with their `aqm` table checked field
+//! active queue managers (RED, CoDel, FQ-CoDel, PIE, DualPI2) with their `aqm` table checked field
 //! by field.
 
 use super::error::ScenarioError;
 use super::schema::{AqmSpec, QdiscSpec};
 use crate::net::qdisc::{
-    AckFilter, CoDel, CoDelParams, Drr, FqCoDel, FqCoDelParams, Pie, PieParams, Red, RedParams,
-    Sched, Step,
+    AckFilter, CoDel, CoDelParams, Drr, DualPi2, DualPi2Params, FqCoDel, FqCoDelParams, Pie,
+    PieParams, Red, RedParams, Sched, Step,
 };
 use crate::sim::rng::Rng;
 
@@ -46,11 +46,22 @@ pub(super) fn scheduler(
                 "mean_packet",
             ],
             QdiscSpec::Step => &["k"],
+            QdiscSpec::Dualpi2 => &[
+                "target",
+                "t_update",
+                "alpha",
+                "beta",
+                "coupling",
+                "l4s_threshold",
+                "l4s_range",
+                "c_protection",
+                "tshift",
+            ],
             _ => {
                 return Err(ScenarioError::new(
                     aqm_path,
                     format!(
-                        "qdisc \"{}\" takes no aqm parameters; they are for \"red\", \"codel\", \"fq_codel\", \"pie\" and \"step\"",
+                        "qdisc \"{}\" takes no aqm parameters; they are for \"red\", \"codel\", \"fq_codel\", \"pie\", \"step\" and \"dualpi2\"",
                         kind.name()
                     ),
                 ))
@@ -174,7 +185,54 @@ pub(super) fn scheduler(
             }
             Some(Sched::Pie(Box::new(Pie::new(p, Rng::stream(0, "pie")))))
         }
+        QdiscSpec::Dualpi2 => Some(Sched::DualPi2(Box::new(DualPi2::new(
+            dualpi2(a, aqm_path)?,
+            Rng::stream(0, "dualpi2"),
+        )))),
     })
+}
+
+/// DualPI2's parameters from the `aqm` table.
+fn dualpi2(a: &AqmSpec, aqm_path: &str) -> Result<DualPi2Params, ScenarioError> {
+    let field = |name: &str| format!("{aqm_path}.{name}");
+    let d = DualPi2Params::default();
+    let p = DualPi2Params {
+        target: a.target.map_or(d.target, |t| t.0),
+        t_update: a.t_update.map_or(d.t_update, |t| t.0),
+        alpha: a.alpha.unwrap_or(d.alpha),
+        beta: a.beta.unwrap_or(d.beta),
+        coupling: a.coupling.unwrap_or(d.coupling),
+        l4s_threshold: a.l4s_threshold.map_or(d.l4s_threshold, |t| t.0),
+        l4s_range: a.l4s_range.map_or(d.l4s_range, |t| t.0),
+        c_protection: a.c_protection.map_or(d.c_protection, |p| p.0),
+        tshift: a.tshift.map(|t| t.0).or(d.tshift),
+    };
+    for (name, v) in [("target", p.target), ("t_update", p.t_update)] {
+        if v == 0 {
+            return Err(ScenarioError::new(
+                field(name),
+                "got 0 s; expected a positive duration",
+            ));
+        }
+    }
+    for (name, v) in [("alpha", p.alpha), ("beta", p.beta)] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(ScenarioError::new(
+                field(name),
+                format!("got {v}; expected a weight >= 0 (per second)"),
+            ));
+        }
+    }
+    if !(p.coupling.is_finite() && p.coupling > 0.0) {
+        return Err(ScenarioError::new(
+            field("coupling"),
+            format!(
+                "got {}; expected a factor > 0 (RFC 9332 recommends 2)",
+                p.coupling
+            ),
+        ));
+    }
+    Ok(p)
 }
 
 /// CoDel's parameters from the `aqm` table.
@@ -218,6 +276,11 @@ fn given_fields(a: &AqmSpec) -> Vec<&'static str> {
         ("beta", a.beta.is_some()),
         ("max_burst", a.max_burst.is_some()),
         ("k", a.k.is_some()),
+        ("coupling", a.coupling.is_some()),
+        ("l4s_threshold", a.l4s_threshold.is_some()),
+        ("l4s_range", a.l4s_range.is_some()),
+        ("c_protection", a.c_protection.is_some()),
+        ("tshift", a.tshift.is_some()),
     ]
     .into_iter()
     .filter_map(|(n, set)| set.then_some(n))

@@ -48,6 +48,12 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
             "got true without ECN; set ecn = true too (or use cc = \"dctcp\")",
         ));
     }
+    if spec.ecn_codepoint.is_some() && !ecn {
+        return Err(ScenarioError::new(
+            format!("{path}.ecn_codepoint"),
+            "is set without ECN; set ecn = true too (or use cc = \"dctcp\")",
+        ));
+    }
     let timestamps = spec.timestamps.unwrap_or(d.timestamps);
     let mtu = spec.mtu.map(|s| s.0).unwrap_or(1500);
     if !(68..=65_535).contains(&mtu) {
@@ -405,6 +411,7 @@ pub fn resolve(spec: &TcpSpec, path: &str) -> Result<TcpConfig, ScenarioError> {
         // DCTCP needs ECN: it is on unless the scenario turned it off (refused above).
         ecn,
         ecn_all_packets: ecn && spec.ecn_all_packets.unwrap_or(cc == CcKind::Dctcp),
+        ect1: spec.ecn_codepoint == Some(EcnCodepointSpec::Ect1),
         ful,
         // SACK recovery restarts the timer on every partial ACK (RFC 6298 §5.3) unless the
         // scenario asks for the impatient rule (ns-3 applies it to SACK recovery too).

@@ -338,6 +338,8 @@ pub enum QdiscSpec {
     Pie,
     /// Step marking at `aqm.k` waiting packets (DCTCP's switch).
     Step,
+    /// DualPI2 (RFC 9332): L4S's coupled dual queue.
+    Dualpi2,
 }
 
 impl QdiscSpec {
@@ -353,6 +355,7 @@ impl QdiscSpec {
             QdiscSpec::FqCodel => "fq_codel",
             QdiscSpec::Pie => "pie",
             QdiscSpec::Step => "step",
+            QdiscSpec::Dualpi2 => "dualpi2",
         }
     }
 }
@@ -391,7 +394,8 @@ pub struct AqmSpec {
     /// PIE: no early drop while at most two such packets wait (default 1000 bytes).
     #[serde(default)]
     pub mean_packet: Option<Size>,
-    /// CoDel, FQ-CoDel: target queue delay (default 5 ms); PIE: QDELAY_REF (default 15 ms).
+    /// CoDel, FQ-CoDel: target queue delay (default 5 ms); PIE: QDELAY_REF (default 15 ms);
+    /// DualPI2: the Classic queue's target (default 15 ms).
     #[serde(default)]
     pub target: Option<Duration>,
     /// CoDel, FQ-CoDel: interval (default 100 ms).
@@ -403,13 +407,14 @@ pub struct AqmSpec {
     /// FQ-CoDel: number of flow queues (default 1024).
     #[serde(default)]
     pub flows: Option<u32>,
-    /// PIE: update period (default 15 ms).
+    /// PIE: update period (default 15 ms); DualPI2: 16 ms.
     #[serde(default)]
     pub t_update: Option<Duration>,
-    /// PIE: weight of the delay's distance to target, per second (default 0.125).
+    /// PIE: weight of the delay's distance to target, per second (default 0.125); DualPI2:
+    /// 0.16.
     #[serde(default)]
     pub alpha: Option<f64>,
-    /// PIE: weight of the delay's change, per second (default 1.25).
+    /// PIE: weight of the delay's change, per second (default 1.25); DualPI2: 3.2.
     #[serde(default)]
     pub beta: Option<f64>,
     /// PIE: burst allowance (default 150 ms).
@@ -419,6 +424,32 @@ pub struct AqmSpec {
     /// 1 Gbps; it suggests K > C·RTT/7).
     #[serde(default)]
     pub k: Option<u64>,
+    /// DualPI2: the coupling factor k between the Classic and L4S probabilities (default 2).
+    #[serde(default)]
+    pub coupling: Option<f64>,
+    /// DualPI2: the L4S queue marks packets that waited this long (default 1 ms).
+    #[serde(default)]
+    pub l4s_threshold: Option<Duration>,
+    /// DualPI2: width of the L4S marking ramp above the threshold (default 0: a step).
+    #[serde(default)]
+    pub l4s_range: Option<Duration>,
+    /// DualPI2: the Classic queue's share of the link while both queues hold packets
+    /// (Linux's `c_protection`, default 0.1), by weighted round robin.
+    #[serde(default)]
+    pub c_protection: Option<Probability>,
+    /// DualPI2: schedule by a time-shifted FIFO with this shift instead of the round robin.
+    #[serde(default)]
+    pub tshift: Option<Duration>,
+}
+
+/// The ECN-capable codepoint a TCP flow sends (`tcp.ecn_codepoint`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnCodepointSpec {
+    /// ECT(0), RFC 3168's.
+    Ect0,
+    /// ECT(1), the L4S identifier (RFC 9331).
+    Ect1,
 }
 
 /// Loss model names.
@@ -1102,6 +1133,10 @@ pub struct TcpSpec {
     /// data ECN-capable (6.1.4, 6.1.5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_all_packets: Option<bool>,
+    /// With ECN: the codepoint ECN-capable packets carry, "ect0" (RFC 3168, the default) or
+    /// "ect1" (the L4S identifier of RFC 9331: DualPI2 puts the flow in its L queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_codepoint: Option<EcnCodepointSpec>,
     /// Use the FUL bit (study 5): the receiver signals a full uplink buffer, the sender
     /// freezes.
     #[serde(default)]
@@ -1251,6 +1286,7 @@ impl TcpSpec {
             pacing,
             ecn,
             ecn_all_packets,
+            ecn_codepoint,
             partial_ack_timer,
             grow_on_exit,
             hystart,

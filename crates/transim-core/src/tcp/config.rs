@@ -261,6 +261,8 @@ pub struct TcpConfig {
     /// With ECN negotiated, every packet ECT(0) (control packets and retransmissions too),
     /// as Linux's DCTCP.
     pub ecn_all_packets: bool,
+    /// ECN-capable packets carry ECT(1), the L4S identifier, instead of ECT(0).
+    pub ect1: bool,
     /// The FUL bit, if this connection uses it (study 5).
     pub ful: Option<super::ful::FulConfig>,
     /// NewReno's timer rule on partial ACKs.
@@ -299,6 +301,16 @@ pub struct TcpConfig {
 }
 
 impl TcpConfig {
+    /// The ECN-capable codepoint this connection's packets carry.
+    #[inline]
+    pub fn ect(&self) -> crate::net::Ecn {
+        if self.ect1 {
+            crate::net::Ecn::Ect1
+        } else {
+            crate::net::Ecn::Ect0
+        }
+    }
+
     /// TCP option bytes on every non-SYN segment.
     pub fn option_bytes(&self) -> u32 {
         if self.timestamps {

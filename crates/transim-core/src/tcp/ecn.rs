@@ -77,7 +77,7 @@ impl TcpSender {
             h.flags |= flags::CWR;
             self.ecn.cwr_pending = false;
         }
-        Ecn::Ect0
+        self.cfg.ect()
     }
 
     /// After an ACK was processed (`una_before` was snd_una before it): the congestion
@@ -385,6 +385,45 @@ mod tests {
             ..Default::default()
         };
         resolve(&spec, "tcp").unwrap()
+    }
+
+    /// `ecn_codepoint = "ect1"` (the L4S identifier): whatever RFC 3168 or `ecn_all_packets`
+    /// would send ECT(0) goes out ECT(1) instead, from both ends; Not-ECT stays Not-ECT.
+    /// Without ECN the codepoint is refused by name.
+    #[test]
+    fn ect1_replaces_ect0() {
+        for (cc, control) in [("dctcp", Ecn::Ect1), ("reno", Ecn::NotEct)] {
+            let spec = TcpSpec {
+                cc: Some(cc.into()),
+                ecn: Some(true),
+                ecn_codepoint: Some(crate::scenario::schema::EcnCodepointSpec::Ect1),
+                delayed_ack: Some(DelayedAckSpec::Off),
+                ..Default::default()
+            };
+            let cfg = resolve(&spec, "tcp").unwrap();
+            let mut s = Sender::started(cfg.clone());
+            assert_eq!(s.out[0].ecn, control, "{cc}: SYN");
+            s.ack(10 * MILLISECOND, 1, flags::SYN | flags::ACK | flags::ECE);
+            assert!(!s.data().is_empty());
+            assert!(
+                s.data().iter().all(|p| p.ecn == Ecn::Ect1),
+                "{cc}: new data"
+            );
+
+            let mut r = TcpReceiver::new(cfg, 0, 1, 0);
+            let (mut ev, mut out, mut uid) = (EventQueue::new(), Vec::new(), 0);
+            let mut ctx = Ctx::detached(0, &mut ev, &mut out, &mut uid);
+            r.on_packet(&seg(flags::SYN | flags::ECE | flags::CWR, 0, 0), &mut ctx);
+            let data = seg(flags::ACK, 1, 1000);
+            r.ecn_on_data(&data, Ecn::Ect1, &mut ctx);
+            r.on_packet(&data, &mut ctx);
+            assert!(ctx.out.iter().all(|p| p.ecn == control), "{cc}: receiver");
+        }
+        let spec = TcpSpec {
+            ecn_codepoint: Some(crate::scenario::schema::EcnCodepointSpec::Ect1),
+            ..Default::default()
+        };
+        assert_eq!(resolve(&spec, "tcp").unwrap_err().path, "tcp.ecn_codepoint");
     }
 
     /// Linux's DCTCP: every packet of both ends ECT(0), the SYN before ECN is agreed, the

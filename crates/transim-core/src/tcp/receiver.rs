@@ -226,7 +226,7 @@ impl TcpReceiver {
             wire: 40 + opts,
             lost: None,
             ecn: if self.cfg.ecn_all_packets && self.ecn.on {
-                crate::net::Ecn::Ect0
+                self.cfg.ect()
             } else {
                 crate::net::Ecn::NotEct
             },

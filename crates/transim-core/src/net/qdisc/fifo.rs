@@ -35,6 +35,12 @@ impl Fifo {
         Some((t, p))
     }
 
+    /// The head packet's arrival time (None when empty).
+    #[inline]
+    pub fn head_time(&self) -> Option<Time> {
+        self.q.front().map(|(t, _)| *t)
+    }
+
     /// Remove the first packet that satisfies `f`.
     pub fn remove_first(&mut self, f: impl Fn(&Packet) -> bool) -> Option<Packet> {
         let i = self.q.iter().position(|(_, p)| f(p))?;

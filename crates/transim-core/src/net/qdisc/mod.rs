@@ -1,5 +1,5 @@
 //! Queue disciplines whose departure order or admission is decided per packet: fair queueing,
-//! ACK filtering and the active queue managers (RED, CoDel, FQ-CoDel, PIE). Drop-tail FIFO links never come
+//! ACK filtering and the active queue managers (RED, CoDel, FQ-CoDel, PIE, DualPI2). Drop-tail FIFO links never come
 //! here (they know each departure when a packet arrives, see [`super::link`]); links with one
 //! of these schedulers serialise one packet at a time and ask the scheduler for the next when
 //! the line is free. A new discipline is one more [`Scheduler`] implementation (one file) and
@@ -8,6 +8,7 @@
 mod ack_filter;
 mod codel;
 mod drr;
+mod dualpi2;
 mod fifo;
 mod fq_codel;
 mod pie;
@@ -17,6 +18,7 @@ mod step;
 pub use ack_filter::AckFilter;
 pub use codel::{CoDel, CoDelParams};
 pub use drr::Drr;
+pub use dualpi2::{DualPi2, DualPi2Params, DualQueueStats};
 pub use fifo::Fifo;
 pub use fq_codel::{FqCoDel, FqCoDelParams};
 pub use pie::{Pie, PieParams};
@@ -104,6 +106,8 @@ pub enum Sched {
     Pie(Box<Pie>),
     /// Step marking at a threshold (DCTCP's switch).
     Step(Step),
+    /// DualPI2, L4S's coupled dual queue (RFC 9332).
+    DualPi2(Box<DualPi2>),
 }
 
 macro_rules! each {
@@ -116,6 +120,7 @@ macro_rules! each {
             Sched::FqCoDel($q) => $e,
             Sched::Pie($q) => $e,
             Sched::Step($q) => $e,
+            Sched::DualPi2($q) => $e,
         }
     };
 }
@@ -125,7 +130,12 @@ impl Sched {
     pub fn is_aqm(&self) -> bool {
         matches!(
             self,
-            Sched::Red(_) | Sched::CoDel(_) | Sched::FqCoDel(_) | Sched::Pie(_) | Sched::Step(_)
+            Sched::Red(_)
+                | Sched::CoDel(_)
+                | Sched::FqCoDel(_)
+                | Sched::Pie(_)
+                | Sched::Step(_)
+                | Sched::DualPi2(_)
         )
     }
 
@@ -134,6 +144,7 @@ impl Sched {
         match self {
             Sched::Red(r) => r.reseed(rng),
             Sched::Pie(p) => p.reseed(rng),
+            Sched::DualPi2(d) => d.reseed(rng),
             _ => {}
         }
     }
@@ -148,6 +159,15 @@ impl Sched {
             Sched::FqCoDel(_) => "fq_codel",
             Sched::Pie(_) => "pie",
             Sched::Step(_) => "step",
+            Sched::DualPi2(_) => "dualpi2",
+        }
+    }
+
+    /// What DualPI2's two queues saw (None for the other disciplines).
+    pub fn dual_queue(&self) -> Option<DualQueueStats> {
+        match self {
+            Sched::DualPi2(d) => Some(d.stats()),
+            _ => None,
         }
     }
 }
