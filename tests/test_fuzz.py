@@ -29,7 +29,8 @@ FUZZ = settings(
 CCS = transim.congestion_controls()
 RECOVERIES = ["tahoe", "reno", "newreno", "sack1", "sackplus", "rfc6675"]
 AQMS = ["red", "codel", "fq_codel", "pie", "step"]
-QDISCS = ["droptail", "fq", "ack_filter", *AQMS]
+# DualPI2 takes no `ecn` (it marks whatever is ECN-capable), so it is not among AQMS.
+QDISCS = ["droptail", "fq", "ack_filter", "dualpi2", *AQMS]
 RATES = ["64kbps", "1Mbps", "10Mbps", "100Mbps", "1Gbps"]
 DELAYS = [0, "100us", "1ms", "10ms", "50ms"]
 
@@ -90,6 +91,7 @@ def _tcp() -> st.SearchStrategy[dict[str, Any]]:
             "rcv_buf": st.sampled_from(["16KiB", "64KiB", "1MiB", "16MiB"]),
             "limited_transmit": st.booleans(),
             "ecn": st.booleans(),
+            "ecn_codepoint": st.sampled_from(["ect0", "ect1"]),
         },
     )
 

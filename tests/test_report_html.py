@@ -30,6 +30,7 @@ SECTIONS = (
     "TCP incast: goodput collapse, and fine-grained timeouts and DCTCP against it",
     "Packet spraying against per-flow ECMP: hash collisions, or reordering",
     "BBR v1 and BBR v3 beside CUBIC: loss as a signal",
+    "L4S: a scalable flow beside a Classic one in DualPI2",
     "Cross-validation: the same scenarios in ns-3",
     "Linux 2.6 slow start with small writes",
     "How CUBIC's first slow start ends",
@@ -61,6 +62,7 @@ def test_markdown_and_raw_results_are_written(report: Path) -> None:
         "on-off/fetch.png",
         "spraying/goodput.png",
         "bbr/shares.png",
+        "l4s/l4s.png",
     ):
         assert (report / img).stat().st_size > 1000
     from transim.peers import Ns3Unavailable, find_ns3
