@@ -132,6 +132,20 @@ fn errors_name_the_field() {
     v["topology"]["bottleneck"]["aqm"] = json!({"coupling": 0.0});
     let e = refused(v.clone());
     assert!(e.contains("aqm.coupling") && e.contains("got 0"), "{e}");
+    // The PI controller's checks, shared with PIE.
+    for qdisc in ["dualpi2", "pie"] {
+        v["topology"]["bottleneck"]["qdisc"] = json!(qdisc);
+        v["topology"]["bottleneck"]["aqm"] = json!({"t_update": "0s"});
+        let e = refused(v.clone());
+        assert!(
+            e.contains("aqm.t_update") && e.contains("positive duration"),
+            "{e}"
+        );
+        v["topology"]["bottleneck"]["aqm"] = json!({"beta": -1.0});
+        let e = refused(v.clone());
+        assert!(e.contains("aqm.beta") && e.contains("got -1"), "{e}");
+    }
+    v["topology"]["bottleneck"]["qdisc"] = json!("dualpi2");
     v["topology"]["bottleneck"]["aqm"] = json!({"k": 3});
     let e = refused(v);
     assert!(e.contains("is not a parameter of qdisc \"dualpi2\""), "{e}");

@@ -9,6 +9,7 @@ use crate::net::qdisc::{
     PieParams, Red, RedParams, Sched, Step,
 };
 use crate::sim::rng::Rng;
+use crate::sim::Time;
 
 /// The discipline `kind` with the parameters of `aqm` (given at `aqm_path`) on a link of
 /// `rate` bit/s; None for the drop-tail FIFOs. RED's and PIE's random streams are placeholders
@@ -167,22 +168,7 @@ pub(super) fn scheduler(
                 ecn: a.ecn.unwrap_or(false),
                 mean_packet: a.mean_packet.map_or(d.mean_packet, |s| s.0),
             };
-            for (name, v) in [("target", p.target), ("t_update", p.t_update)] {
-                if v == 0 {
-                    return Err(ScenarioError::new(
-                        field(name),
-                        "got 0 s; expected a positive duration",
-                    ));
-                }
-            }
-            for (name, v) in [("alpha", p.alpha), ("beta", p.beta)] {
-                if !(v.is_finite() && v >= 0.0) {
-                    return Err(ScenarioError::new(
-                        field(name),
-                        format!("got {v}; expected a weight >= 0 (per second)"),
-                    ));
-                }
-            }
+            check_pi(aqm_path, p.target, p.t_update, p.alpha, p.beta)?;
             Some(Sched::Pie(Box::new(Pie::new(p, Rng::stream(0, "pie")))))
         }
         QdiscSpec::Dualpi2 => Some(Sched::DualPi2(Box::new(DualPi2::new(
@@ -190,6 +176,34 @@ pub(super) fn scheduler(
             Rng::stream(0, "dualpi2"),
         )))),
     })
+}
+
+/// The checks a PI controller's parameters share (PIE, DualPI2's PI2): positive target and
+/// update period, finite non-negative gains.
+fn check_pi(
+    aqm_path: &str,
+    target: Time,
+    t_update: Time,
+    alpha: f64,
+    beta: f64,
+) -> Result<(), ScenarioError> {
+    for (name, v) in [("target", target), ("t_update", t_update)] {
+        if v == 0 {
+            return Err(ScenarioError::new(
+                format!("{aqm_path}.{name}"),
+                "got 0 s; expected a positive duration",
+            ));
+        }
+    }
+    for (name, v) in [("alpha", alpha), ("beta", beta)] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(ScenarioError::new(
+                format!("{aqm_path}.{name}"),
+                format!("got {v}; expected a weight >= 0 (per second)"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// DualPI2's parameters from the `aqm` table.
@@ -207,22 +221,7 @@ fn dualpi2(a: &AqmSpec, aqm_path: &str) -> Result<DualPi2Params, ScenarioError> 
         c_protection: a.c_protection.map_or(d.c_protection, |p| p.0),
         tshift: a.tshift.map(|t| t.0).or(d.tshift),
     };
-    for (name, v) in [("target", p.target), ("t_update", p.t_update)] {
-        if v == 0 {
-            return Err(ScenarioError::new(
-                field(name),
-                "got 0 s; expected a positive duration",
-            ));
-        }
-    }
-    for (name, v) in [("alpha", p.alpha), ("beta", p.beta)] {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(ScenarioError::new(
-                field(name),
-                format!("got {v}; expected a weight >= 0 (per second)"),
-            ));
-        }
-    }
+    check_pi(aqm_path, p.target, p.t_update, p.alpha, p.beta)?;
     if !(p.coupling.is_finite() && p.coupling > 0.0) {
         return Err(ScenarioError::new(
             field("coupling"),
