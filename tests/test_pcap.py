@@ -195,6 +195,24 @@ def test_ecn_codepoints_are_in_the_ip_header(tmp_path: Path) -> None:
         assert ce == r.flow(0)["ecn"]["ce_received"] > 0
 
 
+def test_ect1_and_its_marks_are_in_the_ip_header(tmp_path: Path) -> None:
+    """The L4S scenario's scalable flow (DCTCP with `ecn_codepoint = "ect1"`) through
+    DualPI2: tshark reads its packets ECT(1) before the bottleneck, ECT(1) or CE after it,
+    as many CE as DualPI2 marked and the receiver counted; the Reno flow's are Not-ECT."""
+    out = tmp_path / "pcap"
+    r = transim.run(SCENARIOS / "l4s-coexistence.toml", overrides=["duration=3s"], pcap=out)
+    clean(out / "s0_to_r1.pcap")
+    sent = tshark(out / "s0_to_r1.pcap", "tcp.len > 0", "ip.dsfield.ecn")
+    assert sent and {d[0] for d in sent} == {"1"}
+    delivered = tshark(out / "r2_to_d0.pcap", "tcp.len > 0", "ip.dsfield.ecn")
+    ce = sum(1 for d in delivered if d[0] == "3")
+    assert {d[0] for d in delivered} == {"1", "3"}
+    bottleneck = next(ln for ln in r.links if ln["name"] == "r1->r2")
+    assert ce == bottleneck["dual_queue"]["l_marks"] == r.flow(0)["ecn"]["ce_received"] > 0
+    classic = tshark(out / "s1_to_r1.pcap", "tcp.len > 0", "ip.dsfield.ecn")
+    assert classic and {d[0] for d in classic} == {"0"}
+
+
 DSACK_SCENARIO = """
 name = "dsack"
 duration = "20s"
