@@ -320,21 +320,21 @@ SECTIONS = [
         "l4s",
         "L4S: a scalable flow beside a Classic one in DualPI2",
         "scenarios/l4s-coexistence.toml: two bulk flows share a 100 Mbps bottleneck with 20 ms "
-        "each way, Linux 2.6's stack with SACK, for 80 s; goodput is measured over the last "
-        "40 s. Flow 0 is DCTCP sending ECT(1), the L4S identifier (RFC 9331); flow 1 is Reno "
-        "or CUBIC, not ECN-capable. DualPI2 (RFC 9332) gives them two queues: the L queue "
-        "marks from 1 ms of queueing, the Classic queue's PI2 controller aims at 15 ms and "
-        "drops with p'² while the L queue is marked with 2p', and a round robin keeps 10 % of "
-        "the link for the Classic queue (Linux's defaults). In one queue, DCTCP's step "
-        "marking or PIE with ECN, the scalable flow takes nearly the whole link, since it "
-        "answers each mark by a fraction of its window where Reno and CUBIC halve or cut by "
-        "30 %; that is RFC 9332's reason for two queues. In DualPI2 neither starves and the "
-        "scalable flow queues about 0.1 ms, against several ms for the Classic flow and about "
-        "15 ms for both in PIE. The shares are not equal: the coupling factor 2 is derived "
+        "each way, Linux 2.6's stack with SACK, for 80 s; goodput is measured over the last 40 s,"
+        " and each row is the mean of several seeds. Flow 0 is DCTCP sending ECT(1), the L4S "
+        "identifier (RFC 9331); flow 1 is Reno or CUBIC, not ECN-capable. DualPI2 (RFC 9332) "
+        "gives them two queues: the L queue marks from 1 ms of queueing, the Classic queue's PI2 "
+        "controller aims at 15 ms and drops with p'² while the L queue is marked with 2p', and a "
+        "round robin keeps 10 % of the link for the Classic queue (Linux's defaults). In one "
+        "queue, DCTCP's step marking or PIE with ECN, the scalable flow takes nearly the whole "
+        "link, since it answers each mark by a fraction of its window where Reno and CUBIC halve "
+        "or cut by 30 %; that is RFC 9332's reason for two queues. In DualPI2 neither starves and"
+        " the scalable flow queues about 0.1 ms, against several ms for the Classic flow and "
+        "about 14 ms for both in PIE. The shares are not equal: the coupling factor 2 is derived "
         "for flows that add a segment per round trip, and this stack adds half of one with "
-        "delayed ACKs, which by the same derivation leaves Reno the larger window (with "
-        "delayed ACKs off the scalable flow gets 64 % instead). TCP Prague's own "
-        "changes are not modelled.",
+        "delayed ACKs, which by the same derivation leaves Reno the larger window (with delayed "
+        "ACKs off the scalable flow gets about 60 % instead). TCP Prague's own changes are not "
+        "modelled.",
         l4s_section,
         "transim run scenarios/l4s-coexistence.toml --set topology.bottleneck.qdisc=step",
         ("l4s-coexistence.toml",),
