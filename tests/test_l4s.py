@@ -49,6 +49,19 @@ def test_each_flow_in_its_own_queue(dual: dict) -> None:
     assert q["l_marks"] == scalable["ecn"]["ce_received"]
 
 
+def test_the_summary_shows_each_queue(tmp_path: Path) -> None:
+    """`transim run` prints each DualPI2 link's two queues with the figures of its results."""
+    p = transim_cli("run", SCENARIO, "--set", "duration=3s", "--out", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    q = bottleneck(json.loads((tmp_path / "results.json").read_text()))["dual_queue"]
+    lines = p.stdout.splitlines()
+    at = lines.index(f"r1->r2 dualpi2 (p' {q['base_prob']:.4f} at the end):")
+    assert lines[at + 1].split()[:3] == ["L4S", "queue", f"{q['l_packets']:,}"]
+    assert f"{q['l_marks']:,} marked, {q['l_drops']:,} dropped" in lines[at + 1]
+    assert lines[at + 2].split()[:2] == ["Classic", f"{q['c_packets']:,}"]
+    assert f"{q['c_marks']:,} marked, {q['c_drops']:,} dropped" in lines[at + 2]
+
+
 def test_dualpi2_keeps_both_alive_at_two_delays(dual: dict) -> None:
     """Neither flow under a fifth of the goodput; the scalable flow's queueing under the
     1 ms step and well under the Classic flow's."""

@@ -117,6 +117,7 @@ def render(s: dict[str, Any]) -> str:
         )
     if cells:
         lines.append("(c: cells on ATM links, p: packets; queue drops include EPD and PPD)")
+    lines += _dual_queues(busy)
     carried: int = s["links_carried"]
     if len(busy) < carried:
         lines.append(
@@ -130,6 +131,27 @@ def render(s: dict[str, Any]) -> str:
         f"{c['dropped']:,} + in flight {c['in_flight']:,}"
     )
     return "\n".join(lines)
+
+
+def _dual_queues(links: list[dict[str, Any]]) -> list[str]:
+    """Two lines per DualPI2 link: its L4S and Classic queues' packets, sojourn times, marks
+    and drops, and the base probability at the end (nothing for other links)."""
+    lines = []
+    for x in links:
+        d = x.get("dual_queue")
+        if not d:
+            continue
+        lines += [
+            "",
+            f"{x['name']} dualpi2 (p' {d['base_prob']:.4f} at the end):",
+            f"  L4S queue   {d['l_packets']:>10,} packets, sojourn mean "
+            f"{fmt_time(d['l_mean_sojourn'])} max {fmt_time(d['l_max_sojourn'])}, "
+            f"{d['l_marks']:,} marked, {d['l_drops']:,} dropped",
+            f"  Classic     {d['c_packets']:>10,} packets, sojourn mean "
+            f"{fmt_time(d['c_mean_sojourn'])} max {fmt_time(d['c_max_sojourn'])}, "
+            f"{d['c_marks']:,} marked, {d['c_drops']:,} dropped",
+        ]
+    return lines
 
 
 def _all_flows(every: dict[str, Any], total: int, shown: int, simulated: float) -> list[str]:
