@@ -159,16 +159,17 @@ pub(super) fn scheduler(
         QdiscSpec::Step => Some(Sched::Step(Step::new(a.k.unwrap_or(20)))),
         QdiscSpec::Pie => {
             let d = PieParams::default();
+            let (target, t_update, alpha, beta) =
+                pi_controller(a, aqm_path, (d.target, d.t_update, d.alpha, d.beta))?;
             let p = PieParams {
-                target: a.target.map_or(d.target, |t| t.0),
-                t_update: a.t_update.map_or(d.t_update, |t| t.0),
-                alpha: a.alpha.unwrap_or(d.alpha),
-                beta: a.beta.unwrap_or(d.beta),
+                target,
+                t_update,
+                alpha,
+                beta,
                 max_burst: a.max_burst.map_or(d.max_burst, |t| t.0),
                 ecn: a.ecn.unwrap_or(false),
                 mean_packet: a.mean_packet.map_or(d.mean_packet, |s| s.0),
             };
-            check_pi(aqm_path, p.target, p.t_update, p.alpha, p.beta)?;
             Some(Sched::Pie(Box::new(Pie::new(p, Rng::stream(0, "pie")))))
         }
         QdiscSpec::Dualpi2 => Some(Sched::DualPi2(Box::new(DualPi2::new(
@@ -178,15 +179,17 @@ pub(super) fn scheduler(
     })
 }
 
-/// The checks a PI controller's parameters share (PIE, DualPI2's PI2): positive target and
-/// update period, finite non-negative gains.
-fn check_pi(
+/// A PI controller's target, update period and gains (PIE, DualPI2's PI2): `defaults`
+/// overridden by the `aqm` table, checked alike (positive durations, finite gains >= 0).
+fn pi_controller(
+    a: &AqmSpec,
     aqm_path: &str,
-    target: Time,
-    t_update: Time,
-    alpha: f64,
-    beta: f64,
-) -> Result<(), ScenarioError> {
+    defaults: (Time, Time, f64, f64),
+) -> Result<(Time, Time, f64, f64), ScenarioError> {
+    let target = a.target.map_or(defaults.0, |t| t.0);
+    let t_update = a.t_update.map_or(defaults.1, |t| t.0);
+    let alpha = a.alpha.unwrap_or(defaults.2);
+    let beta = a.beta.unwrap_or(defaults.3);
     for (name, v) in [("target", target), ("t_update", t_update)] {
         if v == 0 {
             return Err(ScenarioError::new(
@@ -203,25 +206,26 @@ fn check_pi(
             ));
         }
     }
-    Ok(())
+    Ok((target, t_update, alpha, beta))
 }
 
 /// DualPI2's parameters from the `aqm` table.
 fn dualpi2(a: &AqmSpec, aqm_path: &str) -> Result<DualPi2Params, ScenarioError> {
     let field = |name: &str| format!("{aqm_path}.{name}");
     let d = DualPi2Params::default();
+    let (target, t_update, alpha, beta) =
+        pi_controller(a, aqm_path, (d.target, d.t_update, d.alpha, d.beta))?;
     let p = DualPi2Params {
-        target: a.target.map_or(d.target, |t| t.0),
-        t_update: a.t_update.map_or(d.t_update, |t| t.0),
-        alpha: a.alpha.unwrap_or(d.alpha),
-        beta: a.beta.unwrap_or(d.beta),
+        target,
+        t_update,
+        alpha,
+        beta,
         coupling: a.coupling.unwrap_or(d.coupling),
         l4s_threshold: a.l4s_threshold.map_or(d.l4s_threshold, |t| t.0),
         l4s_range: a.l4s_range.map_or(d.l4s_range, |t| t.0),
         c_protection: a.c_protection.map_or(d.c_protection, |p| p.0),
         tshift: a.tshift.map(|t| t.0).or(d.tshift),
     };
-    check_pi(aqm_path, p.target, p.t_update, p.alpha, p.beta)?;
     if !(p.coupling.is_finite() && p.coupling > 0.0) {
         return Err(ScenarioError::new(
             field("coupling"),
